@@ -1,0 +1,163 @@
+#include "lint.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "launchlab/grader/process.h"
+
+namespace launchlab::cli {
+namespace fs = std::filesystem;
+using namespace launchlab::grader;
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool has_sources(const fs::path& dir) {
+  if (!fs::is_directory(dir)) return false;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    auto ext = entry.path().extension();
+    if (ext == ".cpp" || ext == ".cu") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> list_gtest_tests(const fs::path& binary, std::string& problem) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome outcome = run_limited({fs::absolute(binary).string(), "--gtest_list_tests"}, {}, {}, limits);
+  std::vector<std::string> names;
+  if (!outcome.exited_cleanly()) {
+    problem = "listing the tests of " + binary.filename().string() + " failed: it " + outcome.describe(limits);
+    return names;
+  }
+  // Suites start in column 0 and end with '.'; their tests are indented, and
+  // a parameterised one carries a "# GetParam() = ..." comment.
+  std::istringstream lines(outcome.output);
+  std::string line, suite;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    if (line[0] != ' ') {
+      suite = line.substr(0, line.find(' '));
+      continue;
+    }
+    std::string test = line.substr(line.find_first_not_of(' '));
+    test = test.substr(0, test.find(' '));
+    names.push_back(suite + test);
+  }
+  return names;
+}
+
+std::vector<std::string> lint_course(const fs::path& root, const fs::path& build_dir,
+                                     const Capabilities& capabilities) {
+  std::vector<std::string> problems;
+  std::vector<Lab> labs;
+  // Load each lab on its own so that one broken lab.toml does not hide the rest.
+  for (const auto& entry : fs::directory_iterator(root / "labs")) {
+    if (!entry.is_directory()) continue;
+    std::string slug = entry.path().filename().string();
+    if (slug.size() < 4 || !std::isdigit(static_cast<unsigned char>(slug[0]))) continue;
+    if (!fs::exists(entry.path() / "lab.toml")) {
+      problems.push_back(slug + ": no lab.toml");
+      continue;
+    }
+    try {
+      labs.push_back(load_lab(entry.path()));
+    } catch (const std::exception& error) {
+      problems.push_back(error.what());
+    }
+  }
+  std::sort(labs.begin(), labs.end(), [](const Lab& a, const Lab& b) { return a.slug < b.slug; });
+  if (labs.empty()) problems.push_back("no labs in labs/");
+
+  const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
+
+  for (const auto& lab : labs) {
+    const fs::path lab_dir = root / "labs" / lab.slug;
+    const fs::path solution_dir = root / "solutions" / lab.slug;
+    auto problem = [&](const std::string& text) { problems.push_back(lab.slug + ": " + text); };
+
+    if (lab.chapter != std::stoi(lab.number())) {
+      problem("lab.toml says chapter " + std::to_string(lab.chapter) + " but the slug says " + lab.number());
+    }
+    if (!fs::exists(root / "chapters" / lab.slug / "index.md")) problem("no chapter page chapters/" + lab.slug + "/index.md");
+    if (!has_sources(root / "autograder" / "tests" / lab.slug)) problem("no tests in autograder/tests/" + lab.slug);
+    if (!fs::exists(lab_dir / "CMakeLists.txt")) problem("no CMakeLists.txt");
+    if (lab.hints.empty()) problem("lab.toml has no hints");
+    if (!fs::is_directory(solution_dir)) problem("no solution overlay in solutions/" + lab.slug);
+
+    for (const auto& file : lab.student_files) {
+      if (!fs::is_regular_file(lab_dir / file)) {
+        problem("student file " + file + " is not in labs/" + lab.slug);
+      } else if (read_text(lab_dir / file).find("TODO(student)") == std::string::npos) {
+        problem("the starter " + file + " has no TODO(student): a learner cannot see what to write");
+      }
+      if (!fs::is_regular_file(solution_dir / file)) {
+        problem("student file " + file + " has no solution in solutions/" + lab.slug);
+      } else if (read_text(solution_dir / file).find("TODO(student)") != std::string::npos) {
+        problem("the solution " + file + " still holds TODO(student)");
+      }
+    }
+    if (fs::is_directory(solution_dir)) {
+      for (const auto& entry : fs::recursive_directory_iterator(solution_dir)) {
+        std::string name = fs::relative(entry.path(), solution_dir).string();
+        if (entry.is_regular_file() &&
+            std::find(lab.student_files.begin(), lab.student_files.end(), name) == lab.student_files.end()) {
+          problem("solutions/" + lab.slug + "/" + name + " is not a student file: the overlay holds student files only");
+        }
+      }
+    }
+
+    // The built programs: the solution's when there is one, else the reference learner tree.
+    fs::path solution_binary = build_dir / "tests" / (lab.test_binary_name() + "_solution");
+    fs::path starter_binary = build_dir / "tests" / lab.test_binary_name();
+    if (reference_build) solution_binary = starter_binary;
+    if (!fs::exists(solution_binary)) {
+      problem("the solution's test program is not built (" + solution_binary.filename().string() + ")");
+      continue;
+    }
+    std::string list_problem;
+    std::vector<std::string> listed = list_gtest_tests(solution_binary, list_problem);
+    if (!list_problem.empty()) problem(list_problem);
+    std::set<std::string> in_binary(listed.begin(), listed.end());
+    std::set<std::string> in_toml;
+    for (const auto& test : lab.tests) {
+      in_toml.insert(test.name);
+      if (!list_problem.empty()) continue;
+      if (!in_binary.count(test.name)) problem("lab.toml names " + test.name + ", which the tests do not define");
+    }
+    for (const auto& name : in_binary) {
+      if (!in_toml.count(name)) problem("the test " + name + " is not in lab.toml: it would be run but never graded");
+    }
+
+    fs::path scratch = build_dir / "lint" / lab.slug;
+    for (const auto& result : run_lab_tests(lab, solution_binary, capabilities, scratch / "solution")) {
+      if (result.status == TestStatus::failed) {
+        problem("the solution fails " + result.name + ":\n" + result.message);
+      }
+    }
+    if (reference_build) continue;
+    if (!fs::exists(starter_binary)) {
+      problem("the starter's test program is not built");
+      continue;
+    }
+    int failed = 0, ran = 0;
+    for (const auto& result : run_lab_tests(lab, starter_binary, capabilities, scratch / "starter")) {
+      if (result.status == TestStatus::failed) ++failed;
+      if (result.status == TestStatus::failed || result.status == TestStatus::passed) ++ran;
+    }
+    if (ran > 0 && failed == 0) problem("the starter passes every graded test that runs here: it is already solved");
+  }
+  return problems;
+}
+
+}  // namespace launchlab::cli

@@ -1,0 +1,637 @@
+#include "launchlab/grader/grading.h"
+
+#include <cuda_runtime_api.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "launchlab/grader/process.h"
+
+namespace launchlab::grader {
+namespace fs = std::filesystem;
+
+// ------------------------------------------------------------ capabilities
+
+std::optional<std::string> Capabilities::unmet_need(const LabTest& test) const {
+  for (const auto& need : test.needs) {
+    if (need == "gpu") {
+      if (!gpu) return need;
+    } else {
+      auto found = tools.find(need);
+      if (found == tools.end() || !found->second) return need;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+bool executable_on_path(const std::string& name, const fs::path& cuda_bin_dir) {
+  if (!cuda_bin_dir.empty() && access((cuda_bin_dir / name).c_str(), X_OK) == 0) return true;
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
+  Capabilities capabilities;
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    capabilities.gpu_detail = std::string("no usable GPU: ") + cudaGetErrorString(status);
+  } else if (count == 0) {
+    capabilities.gpu_detail = "no usable GPU: the driver sees no device";
+  } else {
+    cudaDeviceProp properties{};
+    cudaGetDeviceProperties(&properties, 0);
+    capabilities.gpu = true;
+    capabilities.gpu_detail = std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
+                              std::to_string(properties.minor) + ")";
+  }
+  for (const auto& need : known_needs()) {
+    if (need != "gpu") capabilities.tools[need] = executable_on_path(need, cuda_bin_dir);
+  }
+  return capabilities;
+}
+
+std::string to_string(TestStatus status) {
+  switch (status) {
+    case TestStatus::passed: return "passed";
+    case TestStatus::failed: return "failed";
+    case TestStatus::needs_gpu: return "needs a GPU";
+    case TestStatus::needs_tool: return "needs a tool";
+  }
+  return "unknown";
+}
+
+int LabResult::points() const {
+  int total = 0;
+  for (const auto& test : tests) total += test.points;
+  return total;
+}
+
+int LabResult::gradable_max() const {
+  int total = 0;
+  for (const auto& test : tests) {
+    if (test.status == TestStatus::passed || test.status == TestStatus::failed) total += test.max_points;
+  }
+  return total;
+}
+
+int LabResult::not_gradable_points() const {
+  int total = 0;
+  for (const auto& test : tests) {
+    if (test.status == TestStatus::needs_gpu || test.status == TestStatus::needs_tool) total += test.max_points;
+  }
+  return total;
+}
+
+std::vector<TestResult> all_failed(const Lab& lab, const std::string& why) {
+  std::vector<TestResult> results;
+  for (const auto& test : lab.tests) {
+    results.push_back({test.name, 0, test.points, TestStatus::failed, why});
+  }
+  return results;
+}
+
+// ------------------------------------------------------------ running tests
+
+namespace {
+
+constexpr std::size_t kMessageLimit = 6000;
+
+std::string clip(std::string text, std::size_t limit = kMessageLimit) {
+  if (text.size() > limit) {
+    text.resize(limit);
+    text += "\n[... cut ...]";
+  }
+  return text;
+}
+
+/// Follows GoogleTest's progress lines to know which test is running. The
+/// program can print anything, so this only ever decides which test a crash
+/// or hang is blamed on, never whether a test passed.
+class GtestProgress {
+ public:
+  void feed(std::string_view chunk, double now) {
+    partial_.append(chunk);
+    std::size_t newline;
+    while ((newline = partial_.find('\n')) != std::string::npos) {
+      line(std::string_view(partial_).substr(0, newline), now);
+      partial_.erase(0, newline + 1);
+    }
+    // A flood without newlines must not grow this without bound.
+    if (partial_.size() > 4096) partial_.erase(0, partial_.size() - 4096);
+  }
+
+  const std::optional<std::string>& current() const { return current_; }
+  double current_since() const { return since_; }
+
+ private:
+  void line(std::string_view text, double now) {
+    static constexpr std::string_view kRun = "[ RUN      ] ";
+    static constexpr std::string_view kEnds[] = {"[       OK ] ", "[  FAILED  ] ", "[  SKIPPED ] "};
+    if (text.substr(0, kRun.size()) == kRun) {
+      current_ = std::string(text.substr(kRun.size()));
+      since_ = now;
+      return;
+    }
+    for (auto end : kEnds) {
+      if (current_ && text.substr(0, end.size()) == end && text.substr(end.size(), current_->size()) == *current_) {
+        current_.reset();
+      }
+    }
+  }
+
+  std::string partial_;
+  std::optional<std::string> current_;
+  double since_ = 0;
+};
+
+struct RecordedTest {
+  std::string result;                 // COMPLETED, SKIPPED, ...
+  std::vector<std::string> failures;
+};
+
+std::map<std::string, RecordedTest> read_gtest_report(const fs::path& path) {
+  std::map<std::string, RecordedTest> recorded;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return recorded;
+  std::ostringstream text;
+  text << in.rdbuf();
+  Value report = parse_json(text.str());
+  const Value* suites = report.find("testsuites");
+  if (!suites || !suites->is_array()) throw ParseError("no testsuites array");
+  for (const auto& suite : suites->as_array()) {
+    const Value* suite_name = suite.find("name");
+    const Value* tests = suite.find("testsuite");
+    if (!suite_name || !suite_name->is_string() || !tests || !tests->is_array()) continue;
+    for (const auto& test : tests->as_array()) {
+      const Value* name = test.find("name");
+      if (!name || !name->is_string()) continue;
+      RecordedTest entry;
+      if (const Value* result = test.find("result"); result && result->is_string()) entry.result = result->as_string();
+      if (const Value* failures = test.find("failures"); failures && failures->is_array()) {
+        for (const auto& failure : failures->as_array()) {
+          const Value* message = failure.find("failure");
+          entry.failures.push_back(message && message->is_string() ? message->as_string() : "(no message)");
+        }
+      }
+      recorded[suite_name->as_string() + "." + name->as_string()] = std::move(entry);
+    }
+  }
+  return recorded;
+}
+
+/// The message GoogleTest printed for a skip, found in the program's output.
+std::string skip_message(const std::string& output, const std::string& test_name) {
+  std::size_t run = output.find("[ RUN      ] " + test_name + "\n");
+  std::size_t end = output.find("[  SKIPPED ] " + test_name, run == std::string::npos ? 0 : run);
+  if (run == std::string::npos || end == std::string::npos) return "";
+  std::string body = output.substr(run, end - run);
+  std::size_t skipped = body.find("Skipped\n");
+  if (skipped == std::string::npos) return "";
+  std::string message = body.substr(skipped + 8);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return clip(message, 600);
+}
+
+TestResult judge_recorded(const LabTest& test, const RecordedTest& recorded, const Capabilities& capabilities,
+                          const std::string& output) {
+  TestResult result{test.name, 0, test.points, TestStatus::failed, ""};
+  if (recorded.result == "SKIPPED") {
+    std::string said = skip_message(output, test.name);
+    if (auto need = capabilities.unmet_need(test)) {
+      result.status = *need == "gpu" ? TestStatus::needs_gpu : TestStatus::needs_tool;
+      result.message = *need == "gpu" ? "needs a GPU; not graded here (" + capabilities.gpu_detail + ")"
+                                       : "needs " + *need + ", which is not installed here; not graded here";
+    } else {
+      result.message = "the test was skipped although everything it needs is here, so it scores 0" +
+                       (said.empty() ? std::string() : ": " + said);
+    }
+    return result;
+  }
+  if (recorded.result != "COMPLETED") {
+    result.message = "the test did not run (GoogleTest says " + recorded.result + ")";
+    return result;
+  }
+  if (!recorded.failures.empty()) {
+    std::string message;
+    for (const auto& failure : recorded.failures) {
+      if (!message.empty()) message += "\n\n";
+      message += failure;
+    }
+    result.message = clip(message);
+    return result;
+  }
+  result.points = test.points;
+  result.status = TestStatus::passed;
+  return result;
+}
+
+std::string join_filter(const std::vector<std::string>& names) {
+  std::string filter;
+  for (const auto& name : names) {
+    if (!filter.empty()) filter += ':';
+    filter += name;
+  }
+  return filter;
+}
+
+}  // namespace
+
+std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binary, const Capabilities& capabilities,
+                                      const fs::path& scratch) {
+  std::map<std::string, TestResult> decided;
+  std::vector<std::string> remaining;
+  for (const auto& test : lab.tests) remaining.push_back(test.name);
+  auto lab_test = [&](const std::string& name) -> const LabTest& {
+    return *std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == name; });
+  };
+  auto decide_failed = [&](const std::string& name, const std::string& why) {
+    decided[name] = TestResult{name, 0, lab_test(name).points, TestStatus::failed, why};
+  };
+
+  std::error_code ignored;
+  fs::create_directories(scratch, ignored);
+  if (!fs::exists(test_binary)) {
+    return all_failed(lab, "the test program was not built");
+  }
+
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(lab.timeout_seconds);
+  for (int round = 0; !remaining.empty() && round <= static_cast<int>(lab.tests.size()); ++round) {
+    fs::path report = scratch / ("report-" + std::to_string(round) + ".json");
+    fs::remove(report, ignored);
+    GtestProgress progress;
+    const double test_limit = lab.test_timeout_seconds;
+    RunWatch watch = [&](std::string_view fresh, double now) -> std::optional<std::string> {
+      progress.feed(fresh, now);
+      if (progress.current() && now - progress.current_since() > test_limit) {
+        return "ran longer than the " + std::to_string(lab.test_timeout_seconds) + " s one test may take and was stopped";
+      }
+      return std::nullopt;
+    };
+    RunOutcome outcome = run_limited(
+        {fs::absolute(test_binary).string(), "--gtest_filter=" + join_filter(remaining),
+         "--gtest_output=json:" + fs::absolute(report).string(), "--gtest_color=no", "--gtest_brief=0"},
+        scratch, {"GTEST_COLOR=no"}, limits, watch);
+
+    std::map<std::string, RecordedTest> recorded;
+    std::string report_problem;
+    bool report_whole = false;
+    try {
+      recorded = read_gtest_report(report);
+      report_whole = fs::exists(report);
+    } catch (const std::exception& error) {
+      report_problem = std::string(" (its report was unreadable: ") + error.what() + ")";
+    }
+    // A report only counts when the program finished on its own: one that was
+    // stopped could not have written it, so anything there was not GoogleTest's.
+    bool stopped = outcome.timed_out || outcome.flooded || outcome.stopped_by_watch;
+    if (report_whole && !stopped) {
+      for (const auto& name : remaining) {
+        auto found = recorded.find(name);
+        if (found == recorded.end()) {
+          decide_failed(name, "the test program has no test named " + name);
+        } else {
+          decided[name] = judge_recorded(lab_test(name), found->second, capabilities, outcome.output);
+        }
+      }
+      remaining.clear();
+      break;
+    }
+
+    std::string how = outcome.describe(limits);
+    auto culprit = progress.current();
+    bool culprit_pending =
+        culprit && std::find(remaining.begin(), remaining.end(), *culprit) != remaining.end();
+    if (culprit_pending) {
+      std::string tail = outcome.output.size() > 1500 ? outcome.output.substr(outcome.output.size() - 1500) : outcome.output;
+      decide_failed(*culprit, "the test program " + how + " during this test" + report_problem +
+                                  ".\nIts last output:\n" + tail);
+      remaining.erase(std::find(remaining.begin(), remaining.end(), *culprit));
+      continue;  // the others run again without it
+    }
+    std::string when = progress.current() ? "" : " before any test reported progress";
+    for (const auto& name : remaining) {
+      decide_failed(name, "the test program " + how + when + ", without a report from GoogleTest" +
+                              report_problem + ", so no result was recorded for this test." +
+                              (outcome.exited_cleanly() ? " (Did something call exit() early?)" : ""));
+    }
+    remaining.clear();
+  }
+  for (const auto& name : remaining) decide_failed(name, "the test program could not be run to the end");
+
+  std::vector<TestResult> results;
+  for (const auto& test : lab.tests) results.push_back(decided.at(test.name));
+  return results;
+}
+
+// ------------------------------------------------------------ grading a submission
+
+namespace {
+
+void log(const GradeOptions& options, const std::string& line) {
+  if (options.verbose) std::cerr << "launchlab grade: " << line << std::endl;
+}
+
+std::string read_small_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Copies when the content differs, so that an unchanged file keeps its time
+/// stamp and the build stays incremental between submissions.
+void copy_if_different(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  if (fs::exists(to, error) && fs::file_size(from) == fs::file_size(to, error) &&
+      read_small_file(from) == read_small_file(to)) {
+    return;
+  }
+  fs::create_directories(to.parent_path());
+  fs::remove(to, error);
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+constexpr std::uintmax_t kStudentFileLimit = 1u << 20;
+
+/// Where the submission holds a student file: labs/<slug>/<file>, <slug>/<file>,
+/// or <file> at its top when that name belongs to one lab only. Refuses what
+/// is not a plain, small file: the grader never follows a link out of the
+/// submission.
+std::optional<fs::path> find_student_file(const fs::path& submission, const Lab& lab, const std::string& file,
+                                          bool name_is_unique, std::string& note) {
+  std::vector<fs::path> candidates = {submission / "labs" / lab.slug / file, submission / lab.slug / file};
+  if (name_is_unique) candidates.push_back(submission / file);
+  for (const auto& candidate : candidates) {
+    struct stat info {};
+    if (lstat(candidate.c_str(), &info) != 0) continue;
+    if (S_ISLNK(info.st_mode)) {
+      note += file + " is a symbolic link; links are refused, so the starter's " + file + " was used.\n";
+      return std::nullopt;
+    }
+    if (!S_ISREG(info.st_mode)) {
+      note += file + " is not a regular file; the starter's " + file + " was used.\n";
+      return std::nullopt;
+    }
+    if (static_cast<std::uintmax_t>(info.st_size) > kStudentFileLimit) {
+      note += file + " is larger than 1 MiB; the starter's " + file + " was used.\n";
+      return std::nullopt;
+    }
+    return candidate;
+  }
+  note += file + " is not in the submission; the starter's " + file + " was used.\n";
+  return std::nullopt;
+}
+
+/// The pristine files the graded tree needs: the build system, the test
+/// support and tests, and the labs. The grader itself, the solutions and
+/// the docs stay out.
+bool belongs_to_graded_tree(const fs::path& relative) {
+  std::string first = relative.begin()->string();
+  if (relative == "CMakeLists.txt" || first == "cmake" || first == "labs") return true;
+  if (first != "autograder") return false;
+  auto it = std::next(relative.begin());
+  if (it == relative.end()) return false;
+  std::string second = it->string();
+  return second == "CMakeLists.txt" || second == "support" || second == "tests";
+}
+
+std::string build_errors(const std::string& log_text, const fs::path& src) {
+  std::istringstream lines(log_text);
+  std::string line;
+  std::string errors;
+  int kept = 0;
+  std::string prefix = src.string() + "/";
+  while (std::getline(lines, line) && kept < 40) {
+    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos) continue;
+    for (std::size_t at; (at = line.find(prefix)) != std::string::npos;) line.erase(at, prefix.size());
+    errors += line + "\n";
+    ++kept;
+  }
+  return errors.empty() ? clip(log_text, 3000) : errors;
+}
+
+}  // namespace
+
+std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
+  std::vector<Lab> labs = load_course(options.course_root);
+  if (!options.only_labs.empty()) {
+    std::erase_if(labs, [&](const Lab& lab) {
+      return std::find(options.only_labs.begin(), options.only_labs.end(), lab.slug) == options.only_labs.end();
+    });
+  }
+  if (labs.empty()) throw std::runtime_error("no lab to grade");
+
+  const fs::path src = options.work_dir / "src";
+  const fs::path build = options.work_dir / "build";
+  fs::create_directories(src);
+
+  // Which student file names appear in one lab only (a flat submission).
+  std::map<std::string, int> name_count;
+  for (const auto& lab : load_course(options.course_root)) {
+    for (const auto& file : lab.student_files) ++name_count[file];
+  }
+
+  // The set of files the graded tree holds, with where each comes from.
+  std::map<fs::path, fs::path> wanted;
+  std::map<std::string, std::string> notes;
+  for (auto it = fs::recursive_directory_iterator(options.course_root);
+       it != fs::recursive_directory_iterator(); ++it) {
+    fs::path relative = fs::relative(it->path(), options.course_root);
+    if (it->is_directory() && !belongs_to_graded_tree(relative) && relative.begin()->string() != "autograder") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && !it->is_symlink() && belongs_to_graded_tree(relative)) {
+      wanted[relative] = it->path();
+    }
+  }
+  for (const auto& lab : labs) {
+    for (const auto& file : lab.student_files) {
+      std::string note;
+      auto found = find_student_file(options.submission, lab, file, name_count[file] == 1, note);
+      if (found) wanted[fs::path("labs") / lab.slug / file] = *found;
+      notes[lab.slug] += note;
+    }
+  }
+  for (const auto& [relative, from] : wanted) copy_if_different(from, src / relative);
+  // Files left by an earlier grading that this one does not hold.
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    if (entry.is_regular_file() && !wanted.count(fs::relative(entry.path(), src))) stale.push_back(entry.path());
+  }
+  for (const auto& path : stale) fs::remove(path);
+
+  std::string lab_list;
+  for (const auto& lab : labs) lab_list += (lab_list.empty() ? "" : ";") + lab.slug;
+  std::vector<std::string> configure = {"cmake", "-S", src.string(), "-B", build.string(),
+                                        "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
+                                        "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS=" + lab_list};
+  if (!fs::exists(build / "CMakeCache.txt") && executable_on_path("ninja", {})) {
+    configure.insert(configure.end(), {"-G", "Ninja"});
+  }
+  configure.insert(configure.end(), options.cmake_args.begin(), options.cmake_args.end());
+  RunLimits build_limits;
+  build_limits.timeout = std::chrono::seconds(options.build_timeout_seconds);
+  build_limits.output_limit = 64u << 20;
+  log(options, "configuring the graded tree");
+  RunOutcome configured = run_limited(configure, options.work_dir, {}, build_limits);
+
+  std::vector<LabResult> results;
+  for (const auto& lab : labs) {
+    LabResult result{lab, std::nullopt, {}};
+    std::string note = notes[lab.slug];
+    if (!configured.exited_cleanly()) {
+      result.problem = "the graded tree could not be configured (" + configured.describe(build_limits) + "):\n" +
+                       build_errors(configured.output, src);
+      result.tests = all_failed(lab, *result.problem);
+      results.push_back(std::move(result));
+      continue;
+    }
+    log(options, "building " + lab.slug);
+    RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", lab.test_binary_name()},
+                                   options.work_dir, {}, build_limits);
+    if (!built.exited_cleanly()) {
+      result.problem = note + "the lab did not compile (the build " + built.describe(build_limits) + "):\n" +
+                       build_errors(built.output, src);
+      result.tests = all_failed(lab, *result.problem);
+      results.push_back(std::move(result));
+      continue;
+    }
+    log(options, "running the tests of " + lab.slug);
+    fs::path scratch = options.work_dir / "run" / lab.slug;
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+    result.tests = run_lab_tests(lab, build / "tests" / lab.test_binary_name(), capabilities, scratch);
+    if (!note.empty()) result.problem = note;
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+// ------------------------------------------------------------ reporting
+
+bool full_marks(const std::vector<LabResult>& labs) {
+  for (const auto& lab : labs) {
+    for (const auto& test : lab.tests) {
+      if (test.status == TestStatus::failed) return false;
+    }
+  }
+  return true;
+}
+
+void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities) {
+  int points = 0, gradable = 0, not_gradable = 0;
+  out << "\n" << std::left << std::setw(26) << "lab" << std::right << std::setw(10) << "points" << std::setw(9)
+      << "passed" << std::setw(9) << "failed" << std::setw(22) << "not gradable here" << "\n";
+  for (const auto& lab : labs) {
+    int passed = 0, failed = 0, skipped = 0;
+    for (const auto& test : lab.tests) {
+      if (test.status == TestStatus::passed) ++passed;
+      else if (test.status == TestStatus::failed) ++failed;
+      else ++skipped;
+    }
+    std::string score = std::to_string(lab.points()) + "/" + std::to_string(lab.gradable_max());
+    std::string aside = skipped ? std::to_string(skipped) + " tests, " + std::to_string(lab.not_gradable_points()) + " pts" : "-";
+    out << std::left << std::setw(26) << lab.lab.slug << std::right << std::setw(10) << score << std::setw(9) << passed
+        << std::setw(9) << failed << std::setw(22) << aside << "\n";
+    if (lab.problem) {
+      std::istringstream lines(*lab.problem);
+      std::string line;
+      for (int shown = 0; std::getline(lines, line) && shown < 8; ++shown) out << "    ! " << line << "\n";
+    }
+    points += lab.points();
+    gradable += lab.gradable_max();
+    not_gradable += lab.not_gradable_points();
+  }
+  out << "\nScore: " << points << "/" << gradable << " points graded here";
+  if (not_gradable > 0) {
+    out << "; " << not_gradable << " more points were NOT graded here (" << capabilities.gpu_detail
+        << "): they need a GPU or a CUDA tool this machine lacks";
+  }
+  out << ".\n";
+}
+
+Value results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds) {
+  Value root = Value::Object{};
+  Value tests = Value::Array{};
+  int points = 0, gradable = 0, not_gradable = 0;
+  for (const auto& lab : labs) {
+    int index = 0;
+    for (const auto& test : lab.tests) {
+      ++index;
+      Value entry = Value::Object{};
+      entry["name"] = lab.lab.slug + ": " + test.name;
+      entry["number"] = lab.lab.number() + "." + std::to_string(index);
+      entry["score"] = test.points;
+      entry["max_score"] = test.max_points;
+      // Gradescope knows only passed and failed; a test that could not run
+      // here is neither, so it carries no status and says why in its output.
+      if (test.status == TestStatus::passed || test.status == TestStatus::failed) {
+        entry["status"] = to_string(test.status);
+      }
+      std::string output = test.message;
+      if (test.status == TestStatus::needs_gpu || test.status == TestStatus::needs_tool) {
+        output = "NOT GRADED HERE: " + output;
+      }
+      entry["output"] = output;
+      entry["visibility"] = "visible";
+      Value extra = Value::Object{};
+      extra["lab"] = lab.lab.slug;
+      extra["outcome"] = to_string(test.status);
+      entry["extra_data"] = std::move(extra);
+      tests.as_array().push_back(std::move(entry));
+    }
+    points += lab.points();
+    gradable += lab.gradable_max();
+    not_gradable += lab.not_gradable_points();
+  }
+  std::ostringstream summary;
+  print_score_table(summary, labs, capabilities);
+  root["score"] = points;
+  root["execution_time"] = static_cast<std::int64_t>(seconds);
+  root["output"] = summary.str();
+  root["visibility"] = "visible";
+  root["stdout_visibility"] = "hidden";
+  root["tests"] = std::move(tests);
+  Value extra = Value::Object{};
+  extra["gradable_max_score"] = gradable;
+  extra["not_gradable_points"] = not_gradable;
+  extra["gpu"] = capabilities.gpu ? Value(capabilities.gpu_detail) : Value();
+  root["extra_data"] = std::move(extra);
+  return root;
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  fs::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+}  // namespace launchlab::grader

@@ -1,0 +1,102 @@
+/// @file
+/// The grader core: runs a lab's tests under limits and turns GoogleTest's
+/// report into points; grades a whole submission over a pristine tree.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "launchlab/grader/course.h"
+#include "launchlab/grader/value.h"
+
+namespace launchlab::grader {
+
+/// What this machine can grade.
+struct Capabilities {
+  bool gpu = false;
+  std::string gpu_detail;                ///< the device's name, or why there is none
+  std::map<std::string, bool> tools;     ///< "cuobjdump" -> installed?
+
+  /// Whether a test with these needs can run here; the first unmet need otherwise.
+  std::optional<std::string> unmet_need(const LabTest& test) const;
+};
+
+/// Asks the CUDA runtime for a device and looks for the CUDA tools.
+Capabilities detect_capabilities(const std::filesystem::path& cuda_bin_dir);
+
+enum class TestStatus {
+  passed,
+  failed,
+  needs_gpu,   ///< not gradable here: no GPU
+  needs_tool,  ///< not gradable here: a CUDA tool is missing
+};
+
+/// "passed", "failed", "needs a GPU", "needs a tool".
+std::string to_string(TestStatus status);
+
+/// The grade of one test.
+struct TestResult {
+  std::string name;
+  int points = 0;
+  int max_points = 0;
+  TestStatus status = TestStatus::failed;
+  std::string message;  ///< why it failed, what was expected and given, or what it needs
+};
+
+/// The grade of one lab.
+struct LabResult {
+  Lab lab;
+  std::optional<std::string> problem;  ///< set when the lab did not build or could not run at all
+  std::vector<TestResult> tests;
+
+  int points() const;
+  int gradable_max() const;       ///< points of the tests that could run here
+  int not_gradable_points() const;
+};
+
+/// Runs a lab's test program (GoogleTest) under the lab's limits in scratch/,
+/// one result per test of lab.toml, in its order. A crash, hang, flood or
+/// early exit costs the tests it touched, found from the progress the program
+/// printed; the others are run again without it. Never throws for the
+/// program's sake.
+std::vector<TestResult> run_lab_tests(const Lab& lab, const std::filesystem::path& test_binary,
+                                      const Capabilities& capabilities,
+                                      const std::filesystem::path& scratch);
+
+/// Every test of the lab scored zero for one reason (a build failure, say).
+std::vector<TestResult> all_failed(const Lab& lab, const std::string& why);
+
+/// Options for grading a submission.
+struct GradeOptions {
+  std::filesystem::path course_root;     ///< the pristine course
+  std::filesystem::path submission;      ///< a folder with the student files
+  std::filesystem::path work_dir;        ///< where the graded tree is built (kept between runs)
+  std::vector<std::string> only_labs;    ///< slugs; empty grades every lab
+  std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
+  int build_timeout_seconds = 900;
+  bool verbose = true;                   ///< progress on stderr
+};
+
+/// Copies the pristine tree and the submission's student files into
+/// work_dir/src, builds each lab's tests with a time limit and runs them.
+/// Problems of the submission become results; it throws only when the
+/// course itself is broken (no labs, an unreadable lab.toml).
+std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities);
+
+/// The score table a person reads.
+void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities);
+
+/// Gradescope's results.json.
+Value results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds);
+
+/// Writes text to path atomically (a temporary file, then a rename).
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// True when every test that could run here passed and every lab built.
+bool full_marks(const std::vector<LabResult>& labs);
+
+}  // namespace launchlab::grader

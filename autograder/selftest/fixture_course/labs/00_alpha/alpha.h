@@ -1,0 +1,3 @@
+#pragma once
+/// Returns a + b.
+long add(long a, long b);

@@ -1,0 +1,75 @@
+// The limits that keep a misbehaving test program from taking the grader
+// down with it.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "launchlab/grader/process.h"
+
+using namespace launchlab::grader;
+using namespace std::chrono_literals;
+
+namespace {
+RunOutcome sh(const std::string& script, RunLimits limits = {}, const RunWatch& watch = {}) {
+  return run_limited({"/bin/sh", "-c", script}, {}, {}, limits, watch);
+}
+}  // namespace
+
+TEST(RunLimited, CollectsOutputAndExitStatus) {
+  RunOutcome outcome = sh("echo out; echo err >&2; exit 3");
+  EXPECT_EQ(outcome.exit_code, 3);
+  EXPECT_EQ(outcome.output, "out\nerr\n");
+  EXPECT_FALSE(outcome.timed_out);
+}
+
+TEST(RunLimited, StopsAProgramThatHangs) {
+  RunLimits limits;
+  limits.timeout = 500ms;
+  RunOutcome outcome = sh("sleep 30", limits);
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_LT(outcome.seconds, 5.0);
+  EXPECT_NE(outcome.describe(limits).find("timed out"), std::string::npos);
+}
+
+TEST(RunLimited, StopsAFloodAndKeepsOnlyItsEnds) {
+  RunLimits limits;
+  limits.output_limit = 1u << 20;
+  limits.output_kept = 4096;
+  RunOutcome outcome = sh("yes flood", limits);
+  EXPECT_TRUE(outcome.flooded);
+  EXPECT_LE(outcome.output.size(), 4096u + 100u);
+  EXPECT_GT(outcome.output_bytes, 1u << 20);
+  EXPECT_NE(outcome.describe(limits).find("MiB of output"), std::string::npos);
+}
+
+TEST(RunLimited, DoesNotWaitForAProcessLeftBehind) {
+  // The child exits at once but leaves a grandchild holding the output pipe.
+  RunLimits limits;
+  limits.timeout = 20s;
+  RunOutcome outcome = sh("sleep 30 & echo left", limits);
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_LT(outcome.seconds, 5.0);
+  EXPECT_NE(outcome.output.find("left"), std::string::npos);
+}
+
+TEST(RunLimited, ReportsTheSignalThatEndedTheProgram) {
+  RunOutcome outcome = sh("kill -SEGV $$");
+  ASSERT_TRUE(outcome.signal.has_value());
+  EXPECT_EQ(*outcome.signal, 11);
+  EXPECT_NE(outcome.describe({}).find("signal 11"), std::string::npos);
+}
+
+TEST(RunLimited, LetsAWatchStopTheRun) {
+  RunOutcome outcome = sh("echo start; sleep 30", {}, [](std::string_view fresh, double) -> std::optional<std::string> {
+    if (fresh.find("start") != std::string_view::npos) return std::string("saw start");
+    return std::nullopt;
+  });
+  EXPECT_EQ(outcome.stopped_by_watch, "saw start");
+  EXPECT_LT(outcome.seconds, 5.0);
+}
+
+TEST(RunLimited, SaysSoWhenTheProgramCannotStart) {
+  RunOutcome outcome = run_limited({"/nonexistent/program"}, {}, {}, {});
+  EXPECT_EQ(outcome.exit_code, 127);
+  EXPECT_NE(outcome.output.find("could not start"), std::string::npos);
+}

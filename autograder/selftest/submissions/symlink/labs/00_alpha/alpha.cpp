@@ -1,0 +1,1 @@
+../../../../fixture_course/autograder/tests/00_alpha/alpha_test.cpp

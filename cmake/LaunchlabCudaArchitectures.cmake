@@ -1,0 +1,51 @@
+# Chooses CMAKE_CUDA_ARCHITECTURES before CUDA is enabled.
+#
+# LAUNCHLAB_CUDA_ARCHITECTURES=auto (the default preset) asks the toolkit's
+# __nvcc_device_query for the architectures of the visible GPUs and builds for
+# exactly those, which keeps a learner's build fast. Where no GPU answers (a
+# laptop without NVIDIA hardware, CI, a Gradescope container) it falls back to
+# LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES: SASS for the datacenter and consumer
+# generations the course discusses, plus PTX of the oldest so that a newer
+# GPU can still JIT the kernels.
+set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING
+  "auto (the visible GPU's own, else the fallback list) or an explicit CMAKE_CUDA_ARCHITECTURES list")
+set(LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;80-virtual" CACHE STRING
+  "Architectures built when auto finds no GPU")
+
+# Resolved once per choice: a reconfigure keeps the answer unless the choice changed.
+if(DEFINED CMAKE_CUDA_ARCHITECTURES AND "${_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR}" STREQUAL "${LAUNCHLAB_CUDA_ARCHITECTURES}")
+  return()
+endif()
+set(_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR "${LAUNCHLAB_CUDA_ARCHITECTURES}" CACHE INTERNAL "")
+
+if(NOT LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "auto")
+  set(CMAKE_CUDA_ARCHITECTURES "${LAUNCHLAB_CUDA_ARCHITECTURES}" CACHE STRING "" FORCE)
+  return()
+endif()
+
+find_program(_launchlab_nvcc nvcc HINTS /usr/local/cuda/bin)
+set(_launchlab_query "")
+if(_launchlab_nvcc)
+  get_filename_component(_launchlab_cuda_bin "${_launchlab_nvcc}" DIRECTORY)
+  set(_launchlab_query "${_launchlab_cuda_bin}/__nvcc_device_query")
+endif()
+
+set(_launchlab_found "")
+if(_launchlab_query AND EXISTS "${_launchlab_query}")
+  execute_process(COMMAND "${_launchlab_query}"
+    RESULT_VARIABLE _launchlab_rc OUTPUT_VARIABLE _launchlab_out ERROR_QUIET
+    OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 30)
+  # It prints the visible GPUs' architectures, comma separated ("90" or "80,90").
+  if(_launchlab_rc EQUAL 0 AND _launchlab_out MATCHES "^[0-9]+(,[0-9]+)*$")
+    string(REPLACE "," ";" _launchlab_found "${_launchlab_out}")
+    list(REMOVE_DUPLICATES _launchlab_found)
+  endif()
+endif()
+
+if(_launchlab_found)
+  message(STATUS "launchlab: building for the visible GPU architecture(s): ${_launchlab_found}")
+  set(CMAKE_CUDA_ARCHITECTURES "${_launchlab_found}" CACHE STRING "" FORCE)
+else()
+  message(STATUS "launchlab: no GPU visible; building for ${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}")
+  set(CMAKE_CUDA_ARCHITECTURES "${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}" CACHE STRING "" FORCE)
+endif()

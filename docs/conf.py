@@ -1,0 +1,148 @@
+"""Sphinx configuration of the launchlab course site.
+
+The source directory is the repository root and this folder is only the
+configuration folder (``sphinx-build -c docs <root> <out>``), so that a page
+can ``literalinclude`` the real files of the course by relative path
+(``../../labs/00_vadd_journey/grid.h``) or by root-relative path
+(``/labs/00_vadd_journey/grid.h``).
+
+Build it with the CMake target ``docs`` (docs/CMakeLists.txt): it runs
+Doxygen on the lab headers first and points Breathe at the XML through the
+environment variable LAUNCHLAB_DOXYGEN_XML.
+"""
+
+import html
+import os
+from pathlib import Path
+
+from sphinx.errors import ConfigError
+
+# -- Project ------------------------------------------------------------------
+
+project = "launchlab"
+author = "the launchlab authors"
+copyright = "the launchlab authors"
+
+# -- Which files are pages ----------------------------------------------------
+
+root_doc = "docs/index"
+source_suffix = {".md": "markdown"}
+
+# Only these are pages; everything else in the repository is source code
+# that pages may include but that Sphinx must not read as documents.
+include_patterns = [
+    "docs/index.md",
+    "docs/authoring.md",
+    "chapters/**/*.md",
+]
+# Folders Sphinx need not walk into while looking for pages (it walks the
+# whole source directory otherwise, build trees included).
+exclude_patterns = [
+    ".*",
+    "build",
+    "build-*",
+    "_build",
+    "autograder",
+    "cmake",
+    "docker",
+    "labs",
+    "solutions",
+    "docs/_static",
+]
+
+# -- Extensions ---------------------------------------------------------------
+
+extensions = [
+    "myst_parser",
+    "breathe",
+    "sphinx.ext.mathjax",
+]
+
+myst_enable_extensions = [
+    "colon_fence",  # ::: fences for admonitions and figures
+    "deflist",
+    "dollarmath",  # $...$ and $$...$$
+    "fieldlist",
+]
+# Headings up to ### get anchors, so [text](#the-parameter-buffer) and
+# [text](../04_param_buffer/index.md#the-layout) work.
+myst_heading_anchors = 3
+
+# -- Breathe: the lab headers through Doxygen's XML ---------------------------
+
+_doxygen_xml = os.environ.get("LAUNCHLAB_DOXYGEN_XML", "")
+if not _doxygen_xml or not (Path(_doxygen_xml) / "index.xml").is_file():
+    raise ConfigError(
+        "launchlab: no Doxygen XML of the lab headers "
+        f"(LAUNCHLAB_DOXYGEN_XML={_doxygen_xml!r}). Build the docs through CMake: "
+        "cmake --build <build-dir> --target docs"
+    )
+breathe_projects = {"launchlab": _doxygen_xml}
+breathe_default_project = "launchlab"
+breathe_default_members = ("members",)
+breathe_domain_by_extension = {"h": "cpp", "cuh": "cpp"}
+breathe_show_include = True
+
+# CUDA's qualifiers, as they appear in the headers' signatures.
+cpp_id_attributes = [
+    "__global__",
+    "__device__",
+    "__host__",
+    "__forceinline__",
+    "__noinline__",
+    "__constant__",
+    "__shared__",
+    "__managed__",
+    "__restrict__",
+    "__grid_constant__",
+]
+cpp_paren_attributes = [
+    "__launch_bounds__",
+    "__align__",
+    "__cluster_dims__",
+]
+
+# -- HTML ---------------------------------------------------------------------
+
+html_theme = "furo"
+html_title = "launchlab"
+html_static_path = ["_static"]
+html_css_files = ["launchlab.css"]
+html_copy_source = False
+html_show_sourcelink = False
+
+# Code is C++ unless a block says otherwise.
+highlight_language = "cpp"
+
+
+# -- The site's front door -----------------------------------------------------
+#
+# The home page is docs/index, so Sphinx writes it to docs/index.html. An
+# index.html at the top of the output sends a visitor (or a browser opened on
+# the output folder) there.
+
+
+def _write_front_door(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    target = app.builder.get_target_uri(app.config.root_doc)
+    front = Path(app.outdir) / "index.html"
+    if not target or target == "index.html":
+        return
+    url = html.escape(target, quote=True)
+    front.write_text(
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        f"<title>{html.escape(project)}</title>\n"
+        f'<meta http-equiv="refresh" content="0; url={url}">\n'
+        f'<link rel="canonical" href="{url}">\n'
+        "</head><body>\n"
+        f'<p>The course starts at <a href="{url}">{url}</a>.</p>\n'
+        "</body></html>\n",
+        encoding="utf-8",
+    )
+
+
+def setup(app):
+    app.connect("build-finished", _write_front_door)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,54 @@
+/// @file
+/// The course's program: the vadd kernel and the host function that runs it,
+/// from cudaMalloc to the copy back.
+#pragma once
+
+#include <span>
+
+namespace launchlab::journey {
+
+#if defined(__CUDACC__)
+/// The kernel every chapter follows: thread i of the grid writes
+/// c[i] = a[i] + b[i] when i < n, and does nothing otherwise.
+///
+/// @param a first input, n floats in device memory
+/// @param b second input, n floats in device memory
+/// @param c output, n floats in device memory; nothing past c[n - 1] is written
+/// @param n the number of elements (at least 0)
+__global__ void vadd(const float* a, const float* b, float* c, int n);
+#else
+/// The vadd kernel as a host compiler sees it. For each `__global__`
+/// function nvcc writes a host function of the same name and parameters,
+/// the host stub; its address is what names the kernel to
+/// cudaLaunchKernel(), so code built without nvcc can launch vadd too.
+/// Never call it directly: launch it with cudaLaunchKernel().
+///
+/// @param a first input, n floats in device memory
+/// @param b second input, n floats in device memory
+/// @param c output, n floats in device memory; nothing past c[n - 1] is written
+/// @param n the number of elements (at least 0)
+void vadd(const float* a, const float* b, float* c, int n);
+#endif
+
+/// Computes c[i] = a[i] + b[i] on the GPU: allocates device memory for the
+/// three vectors, copies a and b in, launches vadd with
+/// blocks_needed(a.size(), block_size) blocks of block_size threads, copies c
+/// back and frees the device memory, also when something fails on the way.
+///
+/// The arguments are checked before any CUDA call, so a wrong call fails the
+/// same way on a machine without a GPU. Empty vectors need no GPU at all:
+/// nothing is allocated or launched (a launch of 0 blocks is an error).
+///
+/// @param a          first input
+/// @param b          second input, as long as a
+/// @param c          output, as long as a; overwritten
+/// @param block_size threads per block, from 1 to the device's limit (1024 on
+///                   current GPUs)
+/// @throws std::invalid_argument when the sizes differ, when block_size is 0,
+///         or when there are more elements than vadd's `int n` can count
+/// @throws std::runtime_error when a CUDA call or the launch fails; the
+///         message names the call and gives cudaGetErrorString()'s text
+void add_vectors_on_gpu(std::span<const float> a, std::span<const float> b, std::span<float> c,
+                        unsigned block_size = 256);
+
+}  // namespace launchlab::journey
