@@ -1,7 +1,8 @@
 // Part B: naming the files `nvcc --keep` leaves.
 //
-//   mkdir -p k && nvcc --keep --keep-dir k -gencode arch=compute_80,code=sm_80 \
-//       -gencode arch=compute_90,code=[sm_90,compute_90] -c vadd.cu -o vadd.o && ls k
+//   mkdir -p k
+//   nvcc --keep --keep-dir k -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -c vadd.cu -o vadd.o
+//   ls k
 #include "pipeline.h"
 
 #include <string>
@@ -13,9 +14,9 @@ KeptFile classify_kept_file(std::string_view file_name) {
   // TODO(student): keep only the part of file_name after its last '/', and
   // store it in file.name.
   //
-  // TODO(student): decide the FileKind from the end of the name (test the
-  // longer suffixes first: ".fatbin.c" before ".fatbin", ".cudafe1.stub.c"
-  // before ".cudafe1.c"), and from the kind the stage that writes it. Which
+  // TODO(student): decide the FileKind from the end of the name (the end
+  // only: "vadd.fatbin.c" contains ".fatbin", "vadd.cudafe1.stub.c" contains
+  // ".cudafe1."), and from the kind the stage that writes it. Which
   // program writes which file is in the dryrun: find the first command that
   // names the file.
   //

@@ -198,11 +198,15 @@ KeptFile classify_kept_file(std::string_view file_name);
 // Part C: the host stub, x.cudafe1.stub.c
 // ---------------------------------------------------------------------------
 
-/// One parameter as a stub packs it.
+/// One parameter as a stub hands it on: `__cudaSetupArgSimple(__par3, 24UL)`.
 struct StubArgument {
   std::string variable;         ///< what the stub passes, e.g. "__par0" (or a copy such as "__T0")
-  std::size_t offset = 0;       ///< its byte offset in the parameter buffer, e.g. 24 from `24UL`
-  bool by_reference = false;    ///< true for `__cudaSetupArg` (an aggregate passed by reference), false for `__cudaSetupArgSimple`
+  /// Its byte offset in the kernel's parameter buffer, e.g. 24 from `24UL`.
+  /// The macros of CUDA 13.0's crt/host_runtime.h do not use it at run time
+  /// (they collect the arguments' addresses), but it is the offset the
+  /// argument's bytes will have: the layout the PTX parameters imply.
+  std::size_t offset = 0;
+  bool by_reference = false;    ///< true for `__cudaSetupArg` (an aggregate, passed by reference), false for `__cudaSetupArgSimple`
 };
 
 /// One kernel's stub: the host function `__device_stub__<mangled>(...)` that
@@ -222,7 +226,9 @@ struct StubKernel {
 /// call of the registration callback.
 struct RegisteredEntry {
   std::string symbol;    ///< the third argument: the device symbol (the PTX `.entry` name) the host function is tied to
-  int max_threads = -1;      ///< the fourth argument: the kernel's `__launch_bounds__` limit, or -1 without one
+  /// The fourth argument: the kernel's `__launch_bounds__` thread limit
+  /// ("128"), or -1 without one ("(-1)").
+  int max_threads = -1;
 };
 
 /// What a `*.cudafe1.stub.c` holds.

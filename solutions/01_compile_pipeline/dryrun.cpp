@@ -44,14 +44,13 @@ bool host_compiler_option_takes_value(std::string_view arg) {
   return std::find(options.begin(), options.end(), arg) != options.end();
 }
 
-// cudafe++ and cicc share the EDG front end's convention: `--name value`
+// cudafe++ and cicc share one convention: `--name value`
 // with the value as a separate word. Every option they get whose name ends
 // in "_name" takes a value, and so do a few others.
 bool front_end_option_takes_value(std::string_view arg) {
   if (arg.size() > 5 && arg.substr(arg.size() - 5) == "_name") return true;
-  static constexpr std::array<std::string_view, 8> options = {
-      "-arch", "-o", "--diag_suppress", "--diag_error", "--diag_warning",
-      "--diag_remark", "-include", "--orig_src_path_name"};
+  static constexpr std::array<std::string_view, 7> options = {
+      "-arch", "-o", "-include", "--diag_suppress", "--diag_error", "--diag_warning", "--diag_remark"};
   return std::find(options.begin(), options.end(), arg) != options.end();
 }
 
@@ -92,9 +91,11 @@ void read_host_compiler(Stage& stage) {
     else if (arg == "-c") compile = true;
     else if (starts_with(arg, "-D__CUDA_ARCH__=")) {
       device = true;
-      // __CUDA_ARCH__ is the compute capability times 10: 900 is compute_90.
+      // __CUDA_ARCH__ is major * 100 + minor * 10 of the virtual
+      // architecture: 900 for compute_90, 1000 for compute_100.
       std::string number = arg.substr(std::string_view("-D__CUDA_ARCH__=").size());
-      if (!number.empty() && std::all_of(number.begin(), number.end(), ::isdigit)) {
+      if (!number.empty() && std::all_of(number.begin(), number.end(),
+                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
         stage.arch = "compute_" + std::to_string(std::stoi(number) / 10);
       }
     }
@@ -119,13 +120,11 @@ void read_host_compiler(Stage& stage) {
   }
 }
 
-// cudafe++ and cicc: both are EDG front ends with the same option style.
+// cudafe++ and cicc: both are C++ front ends with the same option style.
 void read_front_end(Stage& stage) {
   const auto& args = stage.arguments;
   const bool cicc = stage.tool == "cicc";
   bool writes_module_id = false;
-  std::optional<std::string> module_id;
-  std::vector<std::string> positional;
   for (const auto& arg : args) {
     if (arg == "--gen_module_id_file") writes_module_id = true;
   }
@@ -162,8 +161,8 @@ void read_ptxas(Stage& stage) {
   const auto& args = stage.arguments;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (auto arch = value_of(arg, "-arch=")) stage.arch = *arch;
-    else if (auto arch = value_of(arg, "--gpu-name=")) stage.arch = *arch;
+    if (auto short_arch = value_of(arg, "-arch=")) stage.arch = *short_arch;
+    else if (auto long_arch = value_of(arg, "--gpu-name=")) stage.arch = *long_arch;
     else if (auto out = value_of(arg, "--output-file=")) stage.outputs.push_back(*out);
     else if (ptxas_option_takes_value(arg)) {
       const std::string& value = value_after(args, i, stage.line);
@@ -179,17 +178,15 @@ void read_ptxas(Stage& stage) {
 
 void read_fatbinary(Stage& stage) {
   for (const auto& arg : stage.arguments) {
-    if (auto out = value_of(arg, "--create=")) {
-      stage.outputs.push_back(*out);
-    } else if (auto out = value_of(arg, "--embedded-fatbin=")) {
-      stage.outputs.push_back(*out);
+    if (auto fatbin = value_of(arg, "--create=")) {
+      stage.outputs.push_back(*fatbin);
+    } else if (auto fatbin_c = value_of(arg, "--embedded-fatbin=")) {
+      stage.outputs.push_back(*fatbin_c);
     } else if (starts_with(arg, "--image3=") || starts_with(arg, "--image=")) {
       // --image3=kind=elf,sm=90,file=x.cubin: comma-separated key=value pairs,
       // the file last (a file name could hold a comma, so take all after file=).
       std::size_t file = arg.find("file=");
-      if (file == std::string::npos) {
-        throw std::runtime_error("line " + std::to_string(stage.line) + ": " + arg + " names no file=");
-      }
+      if (file == std::string::npos) fail(stage.line, arg + " names no file=");
       stage.inputs.push_back(arg.substr(file + 5));
     }
   }
@@ -200,8 +197,8 @@ void read_nvlink(Stage& stage) {
   const auto& args = stage.arguments;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (auto arch = value_of(arg, "--arch=")) stage.arch = *arch;
-    else if (auto arch = value_of(arg, "-arch=")) stage.arch = *arch;
+    if (auto long_arch = value_of(arg, "--arch=")) stage.arch = *long_arch;
+    else if (auto short_arch = value_of(arg, "-arch=")) stage.arch = *short_arch;
     else if (auto reg = value_of(arg, "--register-link-binaries=")) stage.outputs.push_back(*reg);
     else if (auto out = value_of(arg, "--output-file=")) stage.outputs.push_back(*out);
     else if (nvlink_option_takes_value(arg)) {

@@ -30,8 +30,9 @@ struct Suffix {
   StageKind made_by;
 };
 
-// Longest first: ".cudafe1.stub.c" before ".c" would matter if ".c" were here,
-// and ".fatbin.c" must win over ".fatbin". The first match decides.
+// Matched against the end of the name only: "vadd.fatbin.c" contains
+// ".fatbin" and "vadd.cudafe1.stub.c" contains ".cudafe1." but each ends in
+// exactly one of these.
 constexpr std::array<Suffix, 13> kSuffixes = {{
     {".cudafe1.stub.c", FileKind::Stub, StageKind::Cicc},
     {".cudafe1.cpp", FileKind::HostSource, StageKind::Cudafe},

@@ -89,7 +89,9 @@ TEST(DryRun, EnvironmentIsNotAStage) {
   EXPECT_TRUE(lt::SameSequence(truth_environment_names(text), names));
   EXPECT_EQ(run.stages.size(), truth_stages(text).size()) << "stages found: " << join(learner_kinds(run));
   for (const auto& v : run.environment) {
-    if (v.name == "_NVVM_BRANCH_") EXPECT_EQ(v.value, "nvvm");
+    if (v.name == "_NVVM_BRANCH_") {
+      EXPECT_EQ(v.value, "nvvm");
+    }
     if (v.name == "CICC_PATH") {
       EXPECT_TRUE(v.value.size() >= 9 && v.value.substr(v.value.size() - 9) == "/nvvm/bin") << v.value;
     }
@@ -143,6 +145,7 @@ TEST(DryRun, InputsComeFromEarlierStages) {
   for (const auto& name : live_names()) {
     const LiveBuild& b = live(name);
     DryRun run = parse_dryrun(b.dryrun);
+    ASSERT_EQ(run.stages.size(), truth_stages(b.dryrun).size()) << name << ": stages found: " << join(learner_kinds(run));
     std::set<std::string> available = {b.source};
     for (const auto& s : run.stages) {
       if (s.kind != StageKind::Cleanup) {
@@ -157,7 +160,9 @@ TEST(DryRun, InputsComeFromEarlierStages) {
   }
   // cicc reads the module id cudafe++ wrote, so host and device agree on it.
   DryRun run = parse_dryrun(live("vadd_sm90").dryrun);
+  int seen = 0;
   for (const auto& s : run.stages) {
+    if (s.kind == StageKind::Cicc || s.kind == StageKind::Cudafe) ++seen;
     if (s.kind == StageKind::Cicc) {
       EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"k/vadd.module_id", "k/vadd.cpp1.ii"}, s.inputs));
     }
@@ -167,23 +172,26 @@ TEST(DryRun, InputsComeFromEarlierStages) {
           << "cudafe++ writes the .cudafe1.cpp and the module id; the stub is cicc's";
     }
   }
+  EXPECT_EQ(seen, 2) << "vadd_sm90 runs cudafe++ once and cicc once";
 }
 
 TEST(DryRun, ArchitecturesPerStage) {
-  const LiveBuild& b = live("vadd_gencode");
-  DryRun run = parse_dryrun(b.dryrun);
-  std::vector<std::string> device_pre, cicc, ptxas, others;
-  for (const auto& s : run.stages) {
-    std::string arch = s.arch.value_or("(none)");
-    if (s.kind == StageKind::DevicePreprocess) device_pre.push_back(arch);
-    else if (s.kind == StageKind::Cicc) cicc.push_back(arch);
-    else if (s.kind == StageKind::Ptxas) ptxas.push_back(arch);
-    else if (s.arch) others.push_back(std::string(to_string(s.kind)) + "=" + *s.arch);
+  // Live, and fixtures/dryrun_gencode_keep.txt, made with the same options.
+  for (const std::string& text : {live("vadd_gencode").dryrun, fixture("dryrun_gencode_keep.txt")}) {
+    DryRun run = parse_dryrun(text);
+    std::vector<std::string> device_pre, cicc, ptxas, others;
+    for (const auto& s : run.stages) {
+      std::string arch = s.arch.value_or("(none)");
+      if (s.kind == StageKind::DevicePreprocess) device_pre.push_back(arch);
+      else if (s.kind == StageKind::Cicc) cicc.push_back(arch);
+      else if (s.kind == StageKind::Ptxas) ptxas.push_back(arch);
+      else if (s.arch) others.push_back(std::string(to_string(s.kind)) + "=" + *s.arch);
+    }
+    EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"compute_80", "compute_90"}, device_pre)) << "device preprocessing";
+    EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"compute_80", "compute_90"}, cicc)) << "cicc";
+    EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"sm_80", "sm_90"}, ptxas)) << "ptxas";
+    EXPECT_TRUE(others.empty()) << "only device preprocessing, cicc, ptxas and nvlink have an arch: " << join(others);
   }
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"compute_80", "compute_90"}, device_pre)) << "device preprocessing";
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"compute_80", "compute_90"}, cicc)) << "cicc";
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"sm_80", "sm_90"}, ptxas)) << "ptxas";
-  EXPECT_TRUE(others.empty()) << "only device preprocessing, cicc, ptxas and nvlink have an arch: " << join(others);
 }
 
 TEST(DryRun, FatbinaryPacksEveryImage) {

@@ -106,8 +106,8 @@ const std::regex& assignment() {
 
 std::string LiveBuild::read_kept(std::string_view suffix) const {
   std::vector<std::string> matches;
-  for (const auto& name : kept) {
-    if (ends_with(name, suffix)) matches.push_back(name);
+  for (const auto& file : kept) {
+    if (ends_with(file, suffix)) matches.push_back(file);
   }
   if (matches.size() != 1) {
     throw std::runtime_error(this->name + ": expected one kept file ending in " + std::string(suffix) + ", found " +

@@ -138,6 +138,13 @@ TEST(Ptx, VaddRegisters) {
     }
     EXPECT_TRUE(lt::SameSequence(want, got)) << build << " (%r<6> declares six registers, %r0 to %r5)";
   }
+  // fixtures/vadd.ptx: nvcc --keep --keep-dir k -arch=sm_90 -c vadd.cu -o vadd.o
+  PtxModule m = read_ptx(fixture("vadd.ptx"));
+  ASSERT_EQ(m.entries.size(), 1u);
+  std::vector<std::string> got;
+  for (const auto& r : m.entries[0].registers) got.push_back(r.type + " " + r.prefix + "<" + std::to_string(r.count) + ">");
+  EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{".pred %p<2>", ".f32 %f<4>", ".b32 %r<6>", ".b64 %rd<11>"}, got))
+      << "fixtures/vadd.ptx";
 }
 
 TEST(Ptx, FixtureEdgeCases) {

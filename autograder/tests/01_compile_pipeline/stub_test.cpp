@@ -43,8 +43,10 @@ const StubKernel* find_kernel(const StubFile& s, const std::string& mangled) {
 }
 
 TEST(Stub, VaddOffsets) {
-  for (const char* build : {"vadd_sm80", "vadd_sm90"}) {
-    StubFile stub = read_stub(live(build).read_kept(".cudafe1.stub.c"));
+  // Live, and fixtures/vadd.cudafe1.stub.c (nvcc --keep --keep-dir k -arch=sm_90 -c vadd.cu -o vadd.o).
+  for (const char* build : {"vadd_sm80", "vadd_sm90", "fixture"}) {
+    StubFile stub = read_stub(std::string(build) == "fixture" ? fixture("vadd.cudafe1.stub.c")
+                                                             : live(build).read_kept(".cudafe1.stub.c"));
     ASSERT_EQ(stub.kernels.size(), 1u) << build << ": one kernel, found " << join(mangled_names(stub));
     const StubKernel& vadd = stub.kernels[0];
     EXPECT_EQ(vadd.stub_name, "__device_stub__Z4vaddPKfS0_Pfi");
