@@ -107,6 +107,21 @@ void reveal_next_hint(const Context& ctx, const Lab& lab) {
   std::ofstream(progress_dir(ctx) / (lab.slug + ".hints")) << seen + 1 << "\n";
 }
 
+/// Shows the latest hint the learner asked for (the first one if none yet):
+/// a failing run reminds, `launchlab hint` goes further.
+void show_current_hint(const Context& ctx, const Lab& lab) {
+  if (lab.hints.empty()) return;
+  int seen = hints_seen(ctx, lab);
+  if (seen == 0) {
+    reveal_next_hint(ctx, lab);
+  } else {
+    print_hint(lab, seen - 1);
+  }
+  if (hints_seen(ctx, lab) < static_cast<int>(lab.hints.size())) {
+    std::cout << "(`launchlab hint " << lab.number() << "` shows the next one.)\n";
+  }
+}
+
 int command_hint(const Context& ctx, const std::vector<std::string>& args) {
   if (args.empty()) throw std::runtime_error("usage: launchlab hint NN [--all]");
   Lab lab = require_lab(ctx, args[0]);
@@ -164,7 +179,7 @@ int command_test(const Context& ctx, const std::vector<std::string>& args) {
     progress["gradable"] = gradable;
     progress["not_gradable"] = not_gradable;
     write_file_atomically(progress_dir(ctx) / (lab.slug + ".json"), progress.dump(2));
-    if (any_failed) reveal_next_hint(ctx, lab);
+    if (any_failed) show_current_hint(ctx, lab);
   }
   return any_failed ? 1 : 0;
 }
