@@ -144,7 +144,19 @@ TEST(VaddOnGpu, ReportsAnImpossibleBlockSizeAsRuntimeError) {
 
   const Vectors v = make_vectors(1000);
   std::vector<float> c(1000, kUnwritten);
-  const std::string reason = cudaGetErrorString(cudaErrorInvalidConfiguration);
+  // What this runtime and driver answer to such a launch is asked, not
+  // assumed: CUDA 13.0 on an H200 says cudaErrorInvalidValue where older
+  // stacks said cudaErrorInvalidConfiguration. With n = 0 no thread would
+  // touch memory even if the launch went ahead.
+  const float* no_input = nullptr;
+  float* no_output = nullptr;
+  int no_elements = 0;
+  void* probe_args[] = {&no_input, &no_input, &no_output, &no_elements};
+  const cudaError_t refusal = cudaLaunchKernel(reinterpret_cast<const void*>(&vadd), dim3(1),
+                                               dim3(too_many), probe_args, 0, nullptr);
+  cudaGetLastError();
+  ASSERT_NE(refusal, cudaSuccess) << "the runtime accepted a block of " << too_many << " threads";
+  const std::string reason = cudaGetErrorString(refusal);
   try {
     add_vectors_on_gpu(v.a, v.b, c, too_many);
     ADD_FAILURE() << "block_size = " << too_many << " (the device allows " << max_threads
