@@ -208,3 +208,22 @@ TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
   EXPECT_LT(starters.results.find("score")->as_int(), solutions.results.find("score")->as_int());
   fs::remove_all(work);
 }
+
+TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
+  // The fixture course is built by a grading, and on purpose has no chapter
+  // pages and no solutions: the linter must say so rather than pass.
+  grade_submission("good");
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(5);
+  RunOutcome lint = run_limited({LAUNCHLAB_CLI, "lint"}, {},
+                                {"LAUNCHLAB_ROOT=" + (kSelftest / "fixture_course").string(),
+                                 "LAUNCHLAB_BUILD_DIR=" + (*work_ / "build").string()},
+                                limits);
+  EXPECT_EQ(lint.exit_code, 1) << lint.output;
+  for (const char* problem : {"00_alpha: no chapter page chapters/00_alpha/index.md",
+                              "00_alpha: no solution overlay in solutions/00_alpha",
+                              "student file alpha.cpp has no solution",
+                              "the solution's test program is not built"}) {
+    EXPECT_NE(lint.output.find(problem), std::string::npos) << "expected \"" << problem << "\" in:\n" << lint.output;
+  }
+}
