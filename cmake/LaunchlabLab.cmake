@@ -1,6 +1,10 @@
 # launchlab_add_lab(): the one call a lab's CMakeLists.txt makes.
 #
-#   launchlab_add_lab([LINK_LIBRARIES <targets>...])
+#   launchlab_add_lab([LINK_LIBRARIES <targets>...] [USES_LABS <slug>...])
+#
+# USES_LABS names earlier labs whose code this one builds on (06_channels
+# runs its QMDs through 07_qmd's decoder): each tree links the same tree of
+# those labs, so a learner's lab uses the learner's own earlier work.
 #
 # The slug is the lab folder's name and is written nowhere else: the targets,
 # the CTest names and labels, the tests folder (autograder/tests/<slug>) and
@@ -49,7 +53,7 @@ function(_launchlab_read_lab_toml toml_path out_student_files out_tests out_gpu_
   set(${out_gpu_tests} "${gpu_tests}" PARENT_SCOPE)
 endfunction()
 
-function(_launchlab_add_tree slug tree sources test_sources link_libraries tests gpu_tests)
+function(_launchlab_add_tree slug tree sources test_sources link_libraries used_labs tests gpu_tests)
   if(tree STREQUAL "solution")
     set(suffix "_solution")
   else()
@@ -61,6 +65,12 @@ function(_launchlab_add_tree slug tree sources test_sources link_libraries tests
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${lib} PUBLIC ${link_libraries})
+  foreach(used IN LISTS used_labs)
+    if(NOT TARGET lab_${used}${suffix})
+      message(FATAL_ERROR "${slug} uses lab ${used}, which is not built (is it in LAUNCHLAB_LABS?)")
+    endif()
+    target_link_libraries(${lib} PUBLIC lab_${used}${suffix})
+  endforeach()
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
 
   add_executable(${exe} ${test_sources})
@@ -88,7 +98,7 @@ function(_launchlab_add_tree slug tree sources test_sources link_libraries tests
 endfunction()
 
 function(launchlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "LINK_LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "LINK_LIBRARIES;USES_LABS")
   get_filename_component(slug "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT slug MATCHES "^[0-9][0-9]_[a-z0-9_]+$")
     message(FATAL_ERROR "lab folder '${slug}' is not a slug of the form NN_words")
@@ -132,10 +142,10 @@ function(launchlab_add_lab)
   endforeach()
 
   _launchlab_add_tree(${slug} learner "${learner_sources}" "${test_sources}"
-    "${arg_LINK_LIBRARIES}" "${tests}" "${gpu_tests}")
+    "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
   if(LAUNCHLAB_WITH_SOLUTIONS AND NOT LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
     _launchlab_add_tree(${slug} solution "${solution_sources}" "${test_sources}"
-      "${arg_LINK_LIBRARIES}" "${tests}" "${gpu_tests}")
+      "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
   endif()
   set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
 endfunction()

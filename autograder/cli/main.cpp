@@ -42,7 +42,8 @@ void usage(std::ostream& out) {
          "  list                         the chapters and your progress\n"
          "  test NN [--solution]         build and run lab NN's tests on your code\n"
          "  hint NN [--all]              the next hint for lab NN (or all of them)\n"
-         "  docs                         build the course site (Sphinx)\n\n"
+         "  docs                         build the course site (Sphinx)\n"
+         "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n\n"
          "Grading:\n"
          "  grade [--submission DIR] [--json PATH] [--labs NN,NN] [--work DIR]\n"
          "                               grade every lab over a pristine tree; exit 0 only on\n"
@@ -53,11 +54,8 @@ void usage(std::ostream& out) {
          "  lint                         check labs, metadata, starters and solutions\n";
 }
 
-/// Streams a command's output to the terminal, for builds the learner waits on.
-int run_visible(const std::vector<std::string>& argv) {
-  std::string line;
-  for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
-  std::cerr << "+ " << line << std::endl;
+/// Runs a program with the terminal as its output, saying nothing itself.
+int run_visible_quietly(const std::vector<std::string>& argv) {
   pid_t pid = fork();
   if (pid == 0) {
     std::vector<char*> args;
@@ -69,6 +67,14 @@ int run_visible(const std::vector<std::string>& argv) {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Streams a command's output to the terminal, for builds the learner waits on.
+int run_visible(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
+  std::cerr << "+ " << line << std::endl;
+  return run_visible_quietly(argv);
 }
 
 Lab require_lab(const Context& ctx, const std::string& which) {
@@ -332,6 +338,22 @@ int command_check(const Context& ctx) {
                       "-j", std::to_string(std::max(2u, std::thread::hardware_concurrency()))});
 }
 
+/// Builds the inspect tools from the learner's labs (the solutions' in the
+/// reference build) and hands over to them.
+int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(15);
+  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_inspect"}, {}, {}, limits);
+  if (!built.exited_cleanly()) {
+    std::cerr << built.output << "\nThe inspect tools are built from your labs, and one of them does not compile "
+                 "(the messages above say where).\n";
+    return 1;
+  }
+  std::vector<std::string> argv = {(ctx.build / "autograder" / "inspect" / "launchlab-inspect").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_visible_quietly(argv);
+}
+
 int command_lint(const Context& ctx) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
@@ -361,6 +383,7 @@ int main(int argc, char** argv) {
     if (command == "docs") return command_docs(ctx);
     if (command == "check") return command_check(ctx);
     if (command == "lint") return command_lint(ctx);
+    if (command == "inspect") return command_inspect(ctx, args);
     std::cerr << "launchlab: unknown command '" << command << "'\n\n";
     usage(std::cerr);
     return 2;
