@@ -46,6 +46,7 @@ void usage(std::ostream& out) {
          "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n\n"
          "Grading:\n"
          "  grade [--submission DIR] [--json PATH] [--labs NN,NN] [--work DIR]\n"
+         "        [--test-timeout SECONDS] [--cmake-arg -DX=Y]...\n"
          "                               grade every lab over a pristine tree; exit 0 only on\n"
          "                               full marks of what could run here\n"
          "  doctor                       what this machine can build and grade\n\n"
@@ -236,6 +237,13 @@ int command_grade(const Context& ctx, const std::vector<std::string>& args) {
   std::string architectures = LAUNCHLAB_CUDA_ARCHITECTURES;
   std::replace(architectures.begin(), architectures.end(), ',', ';');
   options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
+  if (std::string limit = value_after(args, "--test-timeout"); !limit.empty()) {
+    options.test_timeout_seconds = std::stoi(limit);
+    if (*options.test_timeout_seconds <= 0) throw std::runtime_error("--test-timeout must be positive");
+  }
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (*it == "--cmake-arg" && std::next(it) != args.end()) options.cmake_args.push_back(*std::next(it));
+  }
   if (std::string labs = value_after(args, "--labs"); !labs.empty()) {
     auto course = load_course(ctx.root);
     std::stringstream list(labs);

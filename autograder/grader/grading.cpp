@@ -1,12 +1,15 @@
 #include "launchlab/grader/grading.h"
 
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -166,56 +169,57 @@ class GtestProgress {
 struct RecordedTest {
   std::string result;                 // COMPLETED, SKIPPED, ...
   std::vector<std::string> failures;
+  std::string skip_message;
 };
 
-std::map<std::string, RecordedTest> read_gtest_report(const fs::path& path) {
+/// A fresh secret for one run: 32 hex digits from the kernel's generator.
+std::string fresh_secret() {
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16] = {};
+  random.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  if (!random) throw std::runtime_error("cannot read /dev/urandom");
+  static const char* digits = "0123456789abcdef";
+  std::string secret;
+  for (unsigned char byte : bytes) {
+    secret += digits[byte >> 4];
+    secret += digits[byte & 15];
+  }
+  return secret;
+}
+
+/// Reads the report test_main.cpp sends. Throws ParseError when it is not
+/// one, and when its secret is not this run's.
+std::map<std::string, RecordedTest> read_report(const std::string& text, const std::string& secret) {
   std::map<std::string, RecordedTest> recorded;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return recorded;
-  std::ostringstream text;
-  text << in.rdbuf();
-  Value report = parse_json(text.str());
-  const Value* suites = report.find("testsuites");
-  if (!suites || !suites->is_array()) throw ParseError("no testsuites array");
-  for (const auto& suite : suites->as_array()) {
-    const Value* suite_name = suite.find("name");
-    const Value* tests = suite.find("testsuite");
-    if (!suite_name || !suite_name->is_string() || !tests || !tests->is_array()) continue;
-    for (const auto& test : tests->as_array()) {
-      const Value* name = test.find("name");
-      if (!name || !name->is_string()) continue;
-      RecordedTest entry;
-      if (const Value* result = test.find("result"); result && result->is_string()) entry.result = result->as_string();
-      if (const Value* failures = test.find("failures"); failures && failures->is_array()) {
-        for (const auto& failure : failures->as_array()) {
-          const Value* message = failure.find("failure");
-          entry.failures.push_back(message && message->is_string() ? message->as_string() : "(no message)");
-        }
-      }
-      recorded[suite_name->as_string() + "." + name->as_string()] = std::move(entry);
+  Value report = parse_json(text);
+  const Value* nonce = report.find("nonce");
+  if (!nonce || !nonce->is_string() || nonce->as_string() != secret) {
+    throw ParseError("it does not carry this run's secret, so it did not come from the test program's main()");
+  }
+  const Value* tests = report.find("tests");
+  if (!tests || !tests->is_array()) throw ParseError("no tests array");
+  for (const auto& test : tests->as_array()) {
+    const Value* name = test.find("name");
+    const Value* result = test.find("result");
+    const Value* failures = test.find("failures");
+    if (!name || !name->is_string() || !result || !result->is_string() || !failures || !failures->is_array()) {
+      throw ParseError("a test entry lacks its name, result or failures");
     }
+    RecordedTest entry;
+    entry.result = result->as_string();
+    for (const auto& failure : failures->as_array()) {
+      entry.failures.push_back(failure.is_string() ? failure.as_string() : "(no message)");
+    }
+    if (const Value* skip = test.find("skip_message"); skip && skip->is_string()) entry.skip_message = skip->as_string();
+    recorded[name->as_string()] = std::move(entry);
   }
   return recorded;
 }
 
-/// The message GoogleTest printed for a skip, found in the program's output.
-std::string skip_message(const std::string& output, const std::string& test_name) {
-  std::size_t run = output.find("[ RUN      ] " + test_name + "\n");
-  std::size_t end = output.find("[  SKIPPED ] " + test_name, run == std::string::npos ? 0 : run);
-  if (run == std::string::npos || end == std::string::npos) return "";
-  std::string body = output.substr(run, end - run);
-  std::size_t skipped = body.find("Skipped\n");
-  if (skipped == std::string::npos) return "";
-  std::string message = body.substr(skipped + 8);
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  return clip(message, 600);
-}
-
-TestResult judge_recorded(const LabTest& test, const RecordedTest& recorded, const Capabilities& capabilities,
-                          const std::string& output) {
+TestResult judge_recorded(const LabTest& test, const RecordedTest& recorded, const Capabilities& capabilities) {
   TestResult result{test.name, 0, test.points, TestStatus::failed, ""};
   if (recorded.result == "SKIPPED") {
-    std::string said = skip_message(output, test.name);
+    std::string said = clip(recorded.skip_message, 600);
     if (auto need = capabilities.unmet_need(test)) {
       result.status = *need == "gpu" ? TestStatus::needs_gpu : TestStatus::needs_tool;
       result.message = *need == "gpu" ? "needs a GPU; not graded here (" + capabilities.gpu_detail + ")"
@@ -255,8 +259,47 @@ std::string join_filter(const std::vector<std::string>& names) {
 
 }  // namespace
 
+void GuardedFiles::add(const fs::path& path) {
+  auto remember = [&](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    content_[file] = text.str();
+  };
+  if (fs::is_directory(path)) {
+    for (const auto& entry : fs::recursive_directory_iterator(path)) {
+      if (entry.is_regular_file()) remember(entry.path());
+    }
+  } else if (fs::is_regular_file(path)) {
+    remember(path);
+  }
+}
+
+std::vector<std::string> GuardedFiles::restore_changed() {
+  std::vector<std::string> restored;
+  for (const auto& [path, content] : content_) {
+    std::error_code error;
+    bool same = fs::is_regular_file(fs::symlink_status(path, error)) && fs::file_size(path, error) == content.size();
+    if (same) {
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      same = text.str() == content;
+    }
+    if (same) continue;
+    auto permissions = fs::status(path, error).permissions();
+    fs::remove_all(path, error);
+    fs::create_directories(path.parent_path(), error);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+    // Test programs must stay executable.
+    fs::permissions(path, permissions == fs::perms::unknown ? fs::perms::owner_all : permissions, error);
+    restored.push_back(path.filename().string() + " was changed by the code under test and has been put back");
+  }
+  return restored;
+}
+
 std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binary, const Capabilities& capabilities,
-                                      const fs::path& scratch) {
+                                      const fs::path& scratch, GuardedFiles* guard) {
   std::map<std::string, TestResult> decided;
   std::vector<std::string> remaining;
   for (const auto& test : lab.tests) remaining.push_back(test.name);
@@ -275,9 +318,13 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binar
 
   RunLimits limits;
   limits.timeout = std::chrono::seconds(lab.timeout_seconds);
+  // In the course's container (LAUNCHLAB_SANDBOX=1) a fork bomb meets a
+  // process limit of its own, below the container's.
+  if (const char* sandbox = std::getenv("LAUNCHLAB_SANDBOX"); sandbox && std::string(sandbox) == "1") {
+    limits.max_processes = 256;
+  }
+  std::vector<std::string> tampering;
   for (int round = 0; !remaining.empty() && round <= static_cast<int>(lab.tests.size()); ++round) {
-    fs::path report = scratch / ("report-" + std::to_string(round) + ".json");
-    fs::remove(report, ignored);
     GtestProgress progress;
     const double test_limit = lab.test_timeout_seconds;
     RunWatch watch = [&](std::string_view fresh, double now) -> std::optional<std::string> {
@@ -287,22 +334,29 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binar
       }
       return std::nullopt;
     };
+    if (guard) {
+      for (const auto& line : guard->restore_changed()) tampering.push_back(line);
+    }
+    ReportChannel channel;
+    channel.secret = fresh_secret();
     RunOutcome outcome = run_limited(
-        {fs::absolute(test_binary).string(), "--gtest_filter=" + join_filter(remaining),
-         "--gtest_output=json:" + fs::absolute(report).string(), "--gtest_color=no", "--gtest_brief=0"},
-        scratch, {"GTEST_COLOR=no"}, limits, watch);
+        {fs::absolute(test_binary).string(), "--gtest_filter=" + join_filter(remaining), "--gtest_color=no"},
+        scratch, {"GTEST_COLOR=no"}, limits, watch, &channel);
 
     std::map<std::string, RecordedTest> recorded;
     std::string report_problem;
     bool report_whole = false;
-    try {
-      recorded = read_gtest_report(report);
-      report_whole = fs::exists(report);
-    } catch (const std::exception& error) {
-      report_problem = std::string(" (its report was unreadable: ") + error.what() + ")";
+    if (!channel.report.empty()) {
+      try {
+        if (channel.overflowed) throw ParseError("it is larger than the grader reads");
+        recorded = read_report(channel.report, channel.secret);
+        report_whole = true;
+      } catch (const std::exception& error) {
+        report_problem = std::string(" (its report was refused: ") + error.what() + ")";
+      }
     }
     // A report only counts when the program finished on its own: one that was
-    // stopped could not have written it, so anything there was not GoogleTest's.
+    // stopped cannot have sent it whole.
     bool stopped = outcome.timed_out || outcome.flooded || outcome.stopped_by_watch;
     if (report_whole && !stopped) {
       for (const auto& name : remaining) {
@@ -310,7 +364,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binar
         if (found == recorded.end()) {
           decide_failed(name, "the test program has no test named " + name);
         } else {
-          decided[name] = judge_recorded(lab_test(name), found->second, capabilities, outcome.output);
+          decided[name] = judge_recorded(lab_test(name), found->second, capabilities);
         }
       }
       remaining.clear();
@@ -330,7 +384,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binar
     }
     std::string when = progress.current() ? "" : " before any test reported progress";
     for (const auto& name : remaining) {
-      decide_failed(name, "the test program " + how + when + ", without a report from GoogleTest" +
+      decide_failed(name, "the test program " + how + when + ", without a report from the test program" +
                               report_problem + ", so no result was recorded for this test." +
                               (outcome.exited_cleanly() ? " (Did something call exit() early?)" : ""));
     }
@@ -338,8 +392,21 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binar
   }
   for (const auto& name : remaining) decide_failed(name, "the test program could not be run to the end");
 
+  if (guard) {
+    for (const auto& line : guard->restore_changed()) tampering.push_back(line);
+  }
   std::vector<TestResult> results;
   for (const auto& test : lab.tests) results.push_back(decided.at(test.name));
+  // Code that changes the grader's files forfeits the lab, whatever its tests said.
+  if (!tampering.empty()) {
+    std::string why = "the code under test changed files the grader needs, so this lab scores 0:";
+    for (const auto& line : tampering) why += "\n  " + line;
+    for (auto& result : results) {
+      if (result.status == TestStatus::passed) result.status = TestStatus::failed;
+      result.points = 0;
+      result.message = why + (result.message.empty() ? "" : "\n" + result.message);
+    }
+  }
   return results;
 }
 
@@ -496,15 +563,21 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   log(options, "configuring the graded tree");
   RunOutcome configured = run_limited(configure, options.work_dir, {}, build_limits);
 
+  // Every lab is built before any submitted code runs, and what the runs
+  // need is guarded from then on: code run for one lab cannot change what
+  // another lab is graded with.
   std::vector<LabResult> results;
+  std::vector<bool> runnable;
   for (const auto& lab : labs) {
     LabResult result{lab, std::nullopt, {}};
     std::string note = notes[lab.slug];
+    if (!note.empty()) result.problem = note;
     if (!configured.exited_cleanly()) {
       result.problem = "the graded tree could not be configured (" + configured.describe(build_limits) + "):\n" +
                        build_errors(configured.output, src);
       result.tests = all_failed(lab, *result.problem);
       results.push_back(std::move(result));
+      runnable.push_back(false);
       continue;
     }
     log(options, "building " + lab.slug);
@@ -514,16 +587,26 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
       result.problem = note + "the lab did not compile (the build " + built.describe(build_limits) + "):\n" +
                        build_errors(built.output, src);
       result.tests = all_failed(lab, *result.problem);
-      results.push_back(std::move(result));
-      continue;
+      runnable.push_back(false);
+    } else {
+      runnable.push_back(true);
     }
+    results.push_back(std::move(result));
+  }
+  GuardedFiles guard;
+  guard.add(src / "autograder" / "tests");
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    if (runnable[i]) guard.add(build / "tests" / labs[i].test_binary_name());
+  }
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    if (!runnable[i]) continue;
+    Lab lab = labs[i];
+    if (options.test_timeout_seconds) lab.test_timeout_seconds = *options.test_timeout_seconds;
     log(options, "running the tests of " + lab.slug);
     fs::path scratch = options.work_dir / "run" / lab.slug;
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
-    result.tests = run_lab_tests(lab, build / "tests" / lab.test_binary_name(), capabilities, scratch);
-    if (!note.empty()) result.problem = note;
-    results.push_back(std::move(result));
+    results[i].tests = run_lab_tests(lab, build / "tests" / lab.test_binary_name(), capabilities, scratch, &guard);
   }
   return results;
 }
@@ -623,14 +706,26 @@ Value results_json(const std::vector<LabResult>& labs, const Capabilities& capab
 
 void write_file_atomically(const fs::path& path, const std::string& text) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  // Whatever stands at these names (a submission may have put a directory, a
+  // link or a fake report there) is removed, and the new file is created
+  // afresh, never through a link.
   fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  temporary += ".launchlab-tmp";
+  std::error_code ignored;
+  fs::remove_all(temporary, ignored);
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t wrote = write(fd, text.data() + done, text.size() - done);
+    if (wrote <= 0) {
+      close(fd);
+      throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(wrote);
   }
+  close(fd);
+  if (fs::is_directory(fs::symlink_status(path, ignored))) fs::remove_all(path, ignored);
   fs::rename(temporary, path);
 }
 

@@ -16,6 +16,8 @@ extern char** environ;
 
 namespace launchlab::grader {
 
+bool running_as_container_init() { return getpid() == 1; }
+
 std::string RunOutcome::describe(const RunLimits& limits) const {
   if (timed_out) {
     return "timed out after " + std::to_string(limits.timeout.count() / 1000) + " s and was stopped";
@@ -63,19 +65,37 @@ class OutputKeeper {
   std::size_t total_ = 0;
 };
 
+// Places fd at exactly target in the child; dup2 makes it inheritable across
+// exec, while the originals (close-on-exec) vanish there.
+void place_fd(int fd, int target) { dup2(fd, target); }
+
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                              const std::vector<std::string>& extra_env, const RunLimits& limits,
-                             int output_fd) {
+                             int output_fd, int secret_fd, int report_fd) {
   setpgid(0, 0);
+  // Everything the child keeps is first lifted above the fds it is given, so
+  // that placing one never overwrites another.
+  int output_high = fcntl(output_fd, F_DUPFD_CLOEXEC, 10);
+  int secret_high = secret_fd >= 0 ? fcntl(secret_fd, F_DUPFD_CLOEXEC, 10) : -1;
+  int report_high = report_fd >= 0 ? fcntl(report_fd, F_DUPFD_CLOEXEC, 10) : -1;
   int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-  dup2(output_fd, STDOUT_FILENO);
-  dup2(output_fd, STDERR_FILENO);
+  dup2(output_high, STDOUT_FILENO);
+  dup2(output_high, STDERR_FILENO);
+  if (secret_high >= 0) {
+    place_fd(secret_high, 3);
+    place_fd(report_high, 4);
+    setenv("LAUNCHLAB_REPORT_FDS", "3,4", 1);
+  }
   if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   rlimit file_size{limits.file_size_limit, limits.file_size_limit};
   setrlimit(RLIMIT_FSIZE, &file_size);
+  if (limits.max_processes > 0) {
+    rlimit processes{limits.max_processes, limits.max_processes};
+    setrlimit(RLIMIT_NPROC, &processes);
+  }
   for (const auto& entry : extra_env) putenv(const_cast<char*>(entry.c_str()));
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -90,10 +110,25 @@ class OutputKeeper {
 
 RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                        const std::vector<std::string>& extra_env, const RunLimits& limits,
-                       const RunWatch& watch) {
+                       const RunWatch& watch, ReportChannel* channel) {
   if (argv.empty()) throw std::invalid_argument("run_limited: empty argv");
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int secret[2] = {-1, -1};
+  int report[2] = {-1, -1};
+  if (channel) {
+    if (pipe2(secret, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    }
+    // The secret fits the pipe's buffer, and the write end is closed before
+    // the child runs: the child can take the secret but never put one back.
+    std::string line = channel->secret + "\n";
+    if (write(secret[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      throw std::runtime_error("could not write the report secret");
+    }
+    close(secret[1]);
+    secret[1] = -1;
+  }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
@@ -103,10 +138,15 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
   }
   if (pid == 0) {
     close(fds[0]);
-    exec_child(argv, cwd, extra_env, limits, fds[1]);
+    exec_child(argv, cwd, extra_env, limits, fds[1], secret[0], report[1]);
   }
   setpgid(pid, pid);  // also in the parent, so the group exists before any kill
   close(fds[1]);
+  if (channel) {
+    close(secret[0]);
+    close(report[1]);
+  }
+  bool report_open = channel != nullptr;
 
   RunOutcome outcome;
   OutputKeeper keeper(limits.output_kept);
@@ -126,17 +166,28 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
     }
     // Once the program has exited, a process it left behind may still hold
     // the pipe open: give the output a moment to drain, then stop waiting.
-    if (reaped && (!pipe_open || std::chrono::steady_clock::now() - *reaped_at > std::chrono::milliseconds(500))) {
+    if (reaped && ((!pipe_open && !report_open) ||
+                   std::chrono::steady_clock::now() - *reaped_at > std::chrono::milliseconds(500))) {
       break;
     }
     if (!reaped && elapsed() > limits.timeout) {
       outcome.timed_out = true;
       kill_group();
     }
-    if (pipe_open) {
-      pollfd pfd{fds[0], POLLIN, 0};
-      int ready = poll(&pfd, 1, 100);
-      if (ready > 0) {
+    if (pipe_open || report_open) {
+      pollfd pfds[2] = {{pipe_open ? fds[0] : -1, POLLIN, 0}, {report_open ? report[0] : -1, POLLIN, 0}};
+      int ready = poll(pfds, 2, 100);
+      if (ready > 0 && pfds[1].revents) {
+        ssize_t got = read(report[0], buffer.data(), buffer.size());
+        if (got > 0) {
+          std::size_t room = channel->limit - std::min(channel->limit, channel->report.size());
+          channel->report.append(buffer.data(), std::min(room, static_cast<std::size_t>(got)));
+          if (static_cast<std::size_t>(got) > room) channel->overflowed = true;
+        } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+          report_open = false;
+        }
+      }
+      if (ready > 0 && pfds[0].revents) {
         ssize_t got = read(fds[0], buffer.data(), buffer.size());
         if (got > 0) {
           keeper.append(buffer.data(), static_cast<std::size_t>(got));
@@ -160,9 +211,18 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
       }
     }
   }
-  // Whatever the program started is ended with it.
+  // Whatever the program started is ended with it; as a container's init,
+  // the grader also ends what left the group (setsid) and reaps the orphans
+  // that came to it.
   kill_group();
+  if (running_as_container_init()) {
+    kill(-1, SIGKILL);
+    if (!reaped) reaped = waitpid(pid, &status, 0) == pid;
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
   close(fds[0]);
+  if (channel) close(report[0]);
 
   outcome.seconds = std::chrono::duration<double>(elapsed()).count();
   outcome.output = keeper.kept();

@@ -88,7 +88,8 @@ class FixtureGrading : public ::testing::Test {
     delete work_;
   }
   Graded grade_submission(const std::string& name) {
-    return grade(kSelftest / "fixture_course", kSelftest / "submissions" / name, *work_);
+    return grade(kSelftest / "fixture_course", kSelftest / "submissions" / name, *work_,
+                 {"--cmake-arg", "-DFIXTURE_SUPPORT_DIR=" + (kSelftest.parent_path() / "support").string()});
   }
   static fs::path* work_;
 };

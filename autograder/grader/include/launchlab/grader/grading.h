@@ -65,7 +65,23 @@ struct LabResult {
 /// program's sake.
 std::vector<TestResult> run_lab_tests(const Lab& lab, const std::filesystem::path& test_binary,
                                       const Capabilities& capabilities,
-                                      const std::filesystem::path& scratch);
+                                      const std::filesystem::path& scratch,
+                                      class GuardedFiles* guard = nullptr);
+
+/// Files the grader needs intact while submissions' code runs (the test
+/// programs, the tests' data), kept in memory: before each run, any that was
+/// changed is put back and the change is reported. The code under test runs
+/// as the grader's user, so only a copy it cannot reach is one to trust.
+class GuardedFiles {
+ public:
+  /// Remembers the content of path (a file, or every file under a folder).
+  void add(const std::filesystem::path& path);
+  /// Puts back what changed since add(); returns one line per file restored.
+  std::vector<std::string> restore_changed();
+
+ private:
+  std::map<std::filesystem::path, std::string> content_;
+};
 
 /// Every test of the lab scored zero for one reason (a build failure, say).
 std::vector<TestResult> all_failed(const Lab& lab, const std::string& why);
@@ -78,6 +94,7 @@ struct GradeOptions {
   std::vector<std::string> only_labs;    ///< slugs; empty grades every lab
   std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
   int build_timeout_seconds = 900;
+  std::optional<int> test_timeout_seconds;  ///< overrides every lab's per-test limit
   bool verbose = true;                   ///< progress on stderr
 };
 

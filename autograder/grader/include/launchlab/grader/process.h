@@ -20,6 +20,7 @@ struct RunLimits {
   std::size_t output_limit = 8u << 20;   ///< bytes of stdout+stderr before the run is stopped
   std::size_t output_kept = 64u << 10;   ///< bytes kept for reports (the head and the tail)
   std::size_t file_size_limit = 256u << 20;  ///< RLIMIT_FSIZE for the child
+  std::size_t max_processes = 0;             ///< RLIMIT_NPROC for the child (0: unlimited)
 };
 
 /// How a run ended.
@@ -38,9 +39,24 @@ struct RunOutcome {
   std::string describe(const RunLimits& limits) const;
 };
 
+/// A private channel to a test program's main(): the grader writes a secret
+/// line into one pipe (the child's fd 3) and reads the program's report from
+/// another (fd 4); LAUNCHLAB_REPORT_FDS=3,4 tells the program so.
+struct ReportChannel {
+  std::string secret;
+  std::size_t limit = 16u << 20;   ///< report bytes kept; more marks the report overflowed
+  std::string report;              ///< what the program sent
+  bool overflowed = false;
+};
+
 /// Called with each new piece of output (empty when none came) at least every
 /// 100 ms; a returned reason stops the run (the process group is killed).
 using RunWatch = std::function<std::optional<std::string>(std::string_view new_output, double seconds)>;
+
+/// Whether the grader runs as a container's first process (PID 1). Then it
+/// cannot be killed from inside the container, and after every run it ends
+/// every other process there: nothing a submission started outlives its run.
+bool running_as_container_init();
 
 /// Runs argv (no shell) in cwd with extra environment entries ("NAME=value").
 /// Everything the program starts runs in its process group and is killed
@@ -48,6 +64,6 @@ using RunWatch = std::function<std::optional<std::string>(std::string_view new_o
 /// throws std::runtime_error only when the grader itself cannot fork or pipe.
 RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                        const std::vector<std::string>& extra_env, const RunLimits& limits,
-                       const RunWatch& watch = {});
+                       const RunWatch& watch = {}, ReportChannel* channel = nullptr);
 
 }  // namespace launchlab::grader
