@@ -12,6 +12,11 @@ set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING
 set(LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;80-virtual" CACHE STRING
   "Architectures built when auto finds no GPU")
 
+# An empty choice (a preset that passes an unset environment variable) is auto.
+if(LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "")
+  set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING "" FORCE)
+endif()
+
 # Resolved once per choice: a reconfigure keeps the answer unless the choice changed.
 if(DEFINED CMAKE_CUDA_ARCHITECTURES AND "${_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR}" STREQUAL "${LAUNCHLAB_CUDA_ARCHITECTURES}")
   return()

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -16,7 +17,10 @@ extern char** environ;
 
 namespace launchlab::grader {
 
-bool running_as_container_init() { return getpid() == 1; }
+bool sandboxed() {
+  const char* flag = std::getenv("LAUNCHLAB_SANDBOX");
+  return getpid() == 1 || (flag && std::string(flag) == "1");
+}
 
 std::string RunOutcome::describe(const RunLimits& limits) const {
   if (timed_out) {
@@ -211,14 +215,19 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
       }
     }
   }
-  // Whatever the program started is ended with it; as a container's init,
-  // the grader also ends what left the group (setsid) and reaps the orphans
-  // that came to it.
+  // Whatever the program started is ended with it; sandboxed, the grader
+  // also ends what left the group (setsid) and reaps the orphans that came
+  // to it (kill(-1) spares the caller and init).
   kill_group();
-  if (running_as_container_init()) {
-    kill(-1, SIGKILL);
-    if (!reaped) reaped = waitpid(pid, &status, 0) == pid;
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  if (sandboxed()) {
+    // Repeated, since a process forking in a loop can slip through one sweep;
+    // kill(-1, 0) says whether any process is left to signal.
+    for (int sweep = 0; sweep < 100 && kill(-1, 0) == 0; ++sweep) {
+      kill(-1, SIGKILL);
+      if (!reaped) reaped = waitpid(pid, &status, 0) == pid;
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+      usleep(10000);
     }
   }
   close(fds[0]);

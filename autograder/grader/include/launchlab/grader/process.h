@@ -53,10 +53,13 @@ struct ReportChannel {
 /// 100 ms; a returned reason stops the run (the process group is killed).
 using RunWatch = std::function<std::optional<std::string>(std::string_view new_output, double seconds)>;
 
-/// Whether the grader runs as a container's first process (PID 1). Then it
-/// cannot be killed from inside the container, and after every run it ends
-/// every other process there: nothing a submission started outlives its run.
-bool running_as_container_init();
+/// Whether the grader runs sandboxed: as a container's first process (PID 1,
+/// which nothing inside the container can kill), or with LAUNCHLAB_SANDBOX=1
+/// under a user of its own (the course's container and Gradescope set it).
+/// Then, after every run, it ends every other process its user owns, so that
+/// nothing a submission started outlives its run. Never on a learner's
+/// machine: there that would end the learner's own programs.
+bool sandboxed();
 
 /// Runs argv (no shell) in cwd with extra environment entries ("NAME=value").
 /// Everything the program starts runs in its process group and is killed
