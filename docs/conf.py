@@ -33,6 +33,7 @@ source_suffix = {".md": "markdown"}
 include_patterns = [
     "docs/index.md",
     "docs/authoring.md",
+    "docs/instructors.md",
     "chapters/**/*.md",
 ]
 # Folders Sphinx need not walk into while looking for pages (it walks the

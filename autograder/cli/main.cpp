@@ -46,7 +46,7 @@ void usage(std::ostream& out) {
          "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n\n"
          "Grading:\n"
          "  grade [--submission DIR] [--json PATH] [--labs NN,NN] [--work DIR]\n"
-         "        [--test-timeout SECONDS] [--cmake-arg -DX=Y]...\n"
+         "        [--test-timeout SECONDS] [--private-tests DIR] [--seed N] [--cmake-arg -DX=Y]...\n"
          "                               grade every lab over a pristine tree; exit 0 only on\n"
          "                               full marks of what could run here\n"
          "  doctor                       what this machine can build and grade\n\n"
@@ -241,6 +241,11 @@ int command_grade(const Context& ctx, const std::vector<std::string>& args) {
     options.test_timeout_seconds = std::stoi(limit);
     if (*options.test_timeout_seconds <= 0) throw std::runtime_error("--test-timeout must be positive");
   }
+  if (std::string dir = value_after(args, "--private-tests"); !dir.empty()) {
+    options.private_tests = fs::absolute(dir);
+    if (!fs::is_directory(options.private_tests)) throw std::runtime_error("no folder " + dir);
+  }
+  options.seed = value_after(args, "--seed");
   for (auto it = args.begin(); it != args.end(); ++it) {
     if (*it == "--cmake-arg" && std::next(it) != args.end()) options.cmake_args.push_back(*std::next(it));
   }

@@ -53,6 +53,35 @@ const Value& required(const Value& table, const std::string& key) {
 
 }  // namespace
 
+std::vector<LabTest> read_tests(const Value& tables, const std::vector<LabTest>& already) {
+  if (!tables.is_array() || tables.as_array().empty()) throw std::runtime_error("there must be at least one [[tests]] table");
+  std::set<std::string> seen;
+  for (const auto& test : already) seen.insert(test.name);
+  std::vector<LabTest> tests;
+  for (const auto& table : tables.as_array()) {
+    LabTest test;
+    const Value& name = required(table, "name");
+    if (!name.is_string() || !std::regex_match(name.as_string(), std::regex("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_/]*"))) {
+      throw std::runtime_error("a test name must be GoogleTest's Suite.Name");
+    }
+    test.name = name.as_string();
+    if (!seen.insert(test.name).second) throw std::runtime_error("test " + test.name + " is listed twice");
+    const Value& points = required(table, "points");
+    if (!points.is_int() || points.as_int() <= 0) throw std::runtime_error("test " + test.name + ": points must be a positive integer");
+    test.points = static_cast<int>(points.as_int());
+    if (const Value* needs = table.find("needs")) {
+      test.needs = string_list(*needs, "test " + test.name + ": needs");
+      for (const auto& need : test.needs) {
+        if (std::find(known_needs().begin(), known_needs().end(), need) == known_needs().end()) {
+          throw std::runtime_error("test " + test.name + ": unknown need '" + need + "'");
+        }
+      }
+    }
+    tests.push_back(std::move(test));
+  }
+  return tests;
+}
+
 Lab load_lab(const fs::path& lab_dir) {
   fs::path toml_path = lab_dir / "lab.toml";
   Lab lab;
@@ -87,30 +116,7 @@ Lab load_lab(const fs::path& lab_dir) {
       if (!timeout->is_int() || timeout->as_int() <= 0) throw std::runtime_error("test_timeout_seconds must be a positive integer");
       lab.test_timeout_seconds = static_cast<int>(timeout->as_int());
     }
-    const Value& tests = required(doc, "tests");
-    if (!tests.is_array() || tests.as_array().empty()) throw std::runtime_error("there must be at least one [[tests]] table");
-    std::set<std::string> seen;
-    for (const auto& table : tests.as_array()) {
-      LabTest test;
-      const Value& name = required(table, "name");
-      if (!name.is_string() || !std::regex_match(name.as_string(), std::regex("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_/]*"))) {
-        throw std::runtime_error("a test name must be GoogleTest's Suite.Name");
-      }
-      test.name = name.as_string();
-      if (!seen.insert(test.name).second) throw std::runtime_error("test " + test.name + " is listed twice");
-      const Value& points = required(table, "points");
-      if (!points.is_int() || points.as_int() <= 0) throw std::runtime_error("test " + test.name + ": points must be a positive integer");
-      test.points = static_cast<int>(points.as_int());
-      if (const Value* needs = table.find("needs")) {
-        test.needs = string_list(*needs, "test " + test.name + ": needs");
-        for (const auto& need : test.needs) {
-          if (std::find(known_needs().begin(), known_needs().end(), need) == known_needs().end()) {
-            throw std::runtime_error("test " + test.name + ": unknown need '" + need + "'");
-          }
-        }
-      }
-      lab.tests.push_back(std::move(test));
-    }
+    lab.tests = read_tests(required(doc, "tests"), {});
   } catch (const std::exception& error) {
     throw std::runtime_error(toml_path.string() + ": " + error.what());
   }

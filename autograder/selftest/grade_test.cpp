@@ -228,3 +228,16 @@ TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
     EXPECT_NE(lint.output.find(problem), std::string::npos) << "expected \"" << problem << "\" in:\n" << lint.output;
   }
 }
+
+TEST_F(FixtureGrading, PrivateTestsAndTheSecretSeedJoinAtGradeTime) {
+  Graded graded = grade(kSelftest / "fixture_course", kSelftest / "submissions" / "good", *work_,
+                        {"--cmake-arg", "-DFIXTURE_SUPPORT_DIR=" + (kSelftest.parent_path() / "support").string(),
+                         "--private-tests", (kSelftest / "private_tests").string(), "--seed", "12345"});
+  EXPECT_EQ(score_of(graded.results, "AlphaPrivate.AddsNumbersFromTheSecretSeed"), 6)
+      << output_of(graded.results, "AlphaPrivate.AddsNumbersFromTheSecretSeed");
+  // The private test is graded, but it is never part of the course's tree.
+  EXPECT_FALSE(fs::exists(kSelftest / "fixture_course" / "autograder" / "tests" / "00_alpha" /
+                          "private_alpha_private_test.cpp"));
+  Graded without = grade_submission("good");
+  EXPECT_EQ(without.results.find("tests")->as_array().size(), 4u) << "a private test stayed after its grading";
+}

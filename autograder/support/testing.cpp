@@ -41,6 +41,12 @@ std::optional<fs::path> find_cuda_tool(std::string_view name) {
   return std::nullopt;
 }
 
+std::uint64_t secret_seed(std::uint64_t fallback) {
+  const char* seed = std::getenv("LAUNCHLAB_SEED");
+  if (!seed || !*seed) return fallback;
+  return std::strtoull(seed, nullptr, 0);
+}
+
 fs::path nvcc() { return LAUNCHLAB_NVCC; }
 
 fs::path test_data(std::string_view relative) { return fs::path(LAUNCHLAB_TESTS_DIR) / relative; }

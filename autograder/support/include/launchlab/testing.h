@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,6 +19,11 @@ std::optional<std::string> gpu_unavailable_reason();
 /// The full path of a CUDA tool (nvcc, cuobjdump, nvdisasm, ...), looked up
 /// beside nvcc first and then on PATH; nothing when it is not installed.
 std::optional<std::filesystem::path> find_cuda_tool(std::string_view name);
+
+/// The seed for a test's random inputs: LAUNCHLAB_SEED when the grader sets
+/// it (an instructor's `launchlab grade --seed N`, so that graded inputs
+/// differ from the ones a learner saw), otherwise fallback.
+std::uint64_t secret_seed(std::uint64_t fallback);
 
 /// The nvcc this course was configured with.
 std::filesystem::path nvcc();

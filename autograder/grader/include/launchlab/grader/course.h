@@ -37,6 +37,12 @@ struct Lab {
 /// The requirement names a test may list in needs.
 const std::vector<std::string>& known_needs();
 
+class Value;
+
+/// Reads [[tests]] tables (lab.toml's, or a private overlay's tests.toml);
+/// names must be new to already. Throws std::runtime_error saying what is wrong.
+std::vector<LabTest> read_tests(const Value& tables, const std::vector<LabTest>& already);
+
 /// Reads labs/<slug>/lab.toml. Throws std::runtime_error naming the file and
 /// what is wrong (a missing key, a wrong type, a test listed twice, ...).
 Lab load_lab(const std::filesystem::path& lab_dir);

@@ -66,7 +66,8 @@ struct LabResult {
 std::vector<TestResult> run_lab_tests(const Lab& lab, const std::filesystem::path& test_binary,
                                       const Capabilities& capabilities,
                                       const std::filesystem::path& scratch,
-                                      class GuardedFiles* guard = nullptr);
+                                      class GuardedFiles* guard = nullptr,
+                                      const std::vector<std::string>& extra_env = {});
 
 /// Files the grader needs intact while submissions' code runs (the test
 /// programs, the tests' data), kept in memory: before each run, any that was
@@ -95,6 +96,13 @@ struct GradeOptions {
   std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
   int build_timeout_seconds = 900;
   std::optional<int> test_timeout_seconds;  ///< overrides every lab's per-test limit
+  /// Private tests merged in at grade time, never in the student's tree:
+  /// <dir>/<slug>/*.cpp are added to the lab's tests, <dir>/<slug>/tests.toml
+  /// gives their [[tests]] with points.
+  std::filesystem::path private_tests;
+  /// Handed to the test programs as LAUNCHLAB_SEED (testing.h's secret_seed()),
+  /// so that randomized inputs differ from what the learner saw.
+  std::string seed;
   bool verbose = true;                   ///< progress on stderr
 };
 
