@@ -94,7 +94,7 @@ for exploit in $present; do
 done
 
 say "building the Gradescope bundle"
-docker/gradescope/make-zip.sh "$scratch/autograder.zip" >/dev/null
+LAUNCHLAB_GRADE_ARGS="--labs 00" docker/gradescope/make-zip.sh "$scratch/autograder.zip" >/dev/null
 say "grading a sample with run_autograder, in a container from the same base"
 mkdir -p "$scratch/gs/submission" "$scratch/gs/results"
 rm -rf "$scratch/gs/submission/labs" && cp -r solutions/00_vadd_journey/. "$scratch/gs/submission/"
