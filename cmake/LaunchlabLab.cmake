@@ -65,10 +65,10 @@ function(_launchlab_add_tree slug tree sources test_sources link_libraries used_
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${lib} PUBLIC ${link_libraries})
+  # A lab may build on a later-numbered one (06 on 07), so the target need
+  # not exist yet: labs/CMakeLists.txt checks every use once all are added.
   foreach(used IN LISTS used_labs)
-    if(NOT TARGET lab_${used}${suffix})
-      message(FATAL_ERROR "${slug} uses lab ${used}, which is not built (is it in LAUNCHLAB_LABS?)")
-    endif()
+    set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_USED_LABS "${slug}:${used}")
     target_link_libraries(${lib} PUBLIC lab_${used}${suffix})
   endforeach()
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
