@@ -1,0 +1,161 @@
+// `launchlab inspect cubin FILE [--json]` and `launchlab inspect fatbin FILE
+// [--json]`: lab 03's readers on a cubin, a .fatbin, an object, an
+// executable or a shared library.
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "containers.h"
+#include "launchlab/grader/value.h"
+#include "tool.h"
+
+namespace {
+using launchlab::grader::Value;
+using namespace launchlab::containers;
+
+struct Args {
+  std::string file;
+  bool json = false;
+};
+
+Args parse_args(const std::vector<std::string>& args, const char* usage) {
+  Args out;
+  bool have_file = false;
+  for (const auto& a : args) {
+    if (a == "--json") out.json = true;
+    else if (!a.empty() && a[0] != '-' && !have_file) out.file = a, have_file = true;
+    else throw std::runtime_error("unexpected argument '" + a + "'; usage: " + usage);
+  }
+  if (!have_file) throw std::runtime_error(std::string("usage: ") + usage);
+  return out;
+}
+
+Value optional_value(const std::optional<std::uint32_t>& v) { return v ? Value(static_cast<std::int64_t>(*v)) : Value(); }
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+std::string record_text(const NvInfoRecord& r) {
+  static const char* formats[] = {"?", "NVAL", "BVAL", "HVAL", "SVAL"};
+  std::ostringstream s;
+  s << "    " << std::left << std::setw(36) << attribute_name(r.attribute) << (r.format <= 4 ? formats[r.format] : "?");
+  if (r.format == 4) {
+    s << " " << r.value << " bytes:";
+    for (std::size_t i = 0; i < r.payload.size() && i < 24; ++i)
+      s << (i % 4 ? "" : " ") << std::hex << std::setw(2) << std::setfill('0')
+        << std::to_integer<unsigned>(r.payload[i]) << std::setfill(' ') << std::dec;
+    if (r.payload.size() > 24) s << " ...";
+  } else {
+    s << " " << hex(r.value);
+  }
+  return s.str();
+}
+
+int run_cubin(const std::vector<std::string>& args) {
+  Args a = parse_args(args, "cubin FILE [--json]");
+  MappedFile file(a.file);
+  ElfFile elf = read_elf(file.bytes());
+  if (elf.machine != 190)
+    throw std::runtime_error(a.file + " is not a cubin (e_machine " + std::to_string(elf.machine) +
+                             "); `launchlab inspect fatbin` lists the cubins inside a host file");
+  CubinInfo info = read_cubin(elf);
+  if (a.json) {
+    Value root = Value::Object{};
+    root["arch"] = info.arch;
+    Value kernels = Value::Array{};
+    for (const auto& k : info.kernels) {
+      Value kv = Value::Object{};
+      kv["name"] = k.name;
+      kv["registers"] = optional_value(k.registers);
+      kv["param_base"] = static_cast<std::int64_t>(k.param_base);
+      kv["param_size"] = static_cast<std::int64_t>(k.param_size);
+      Value params = Value::Array{};
+      for (const auto& p : k.params) {
+        Value pv = Value::Object{};
+        pv["ordinal"] = static_cast<std::int64_t>(p.ordinal);
+        pv["offset"] = static_cast<std::int64_t>(p.offset);
+        pv["size"] = static_cast<std::int64_t>(p.size);
+        params.as_array().push_back(pv);
+      }
+      kv["params"] = params;
+      kv["max_threads"] = optional_value(k.max_threads);
+      kv["frame_size"] = static_cast<std::int64_t>(k.frame_size.value_or(0));
+      kernels.as_array().push_back(kv);
+    }
+    root["kernels"] = kernels;
+    std::cout << root.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << a.file << ": cubin for sm_" << info.arch << ", " << info.kernels.size() << " kernel(s)\n";
+  for (const auto& k : info.kernels) {
+    std::cout << "\n" << k.name << "\n"
+              << "  registers    " << (k.registers ? std::to_string(*k.registers) : "?") << "\n"
+              << "  parameters   " << k.param_size << " bytes at c[0x0][" << hex(k.param_base) << "]\n";
+    for (const auto& p : k.params)
+      std::cout << "    #" << p.ordinal << "  offset " << std::setw(4) << p.offset << "  size " << p.size << "  c[0x0]["
+                << hex(k.param_base + p.offset) << "]\n";
+    std::cout << "  max threads  " << (k.max_threads ? std::to_string(*k.max_threads) : "-") << "\n"
+              << "  stack frame  " << k.frame_size.value_or(0) << " bytes\n"
+              << "  .nv.info." << k.name << ":\n";
+    for (const auto& r : k.records) std::cout << record_text(r) << "\n";
+  }
+  if (!info.module_records.empty()) {
+    std::cout << "\n.nv.info:\n";
+    for (const auto& r : info.module_records) std::cout << record_text(r) << "\n";
+  }
+  return 0;
+}
+
+int run_fatbin(const std::vector<std::string>& args) {
+  Args a = parse_args(args, "fatbin FILE [--json]");
+  MappedFile file(a.file);
+  FatbinFile fb = read_fatbin_file(file.bytes());
+  if (a.json) {
+    Value entries = Value::Array{};
+    for (const auto& c : fb.containers) {
+      for (const auto& e : c.entries) {
+        Value ev = Value::Object{};
+        ev["kind"] = e.kind == 1 ? "ptx" : e.kind == 2 ? "elf" : "kind " + std::to_string(e.kind);
+        ev["arch"] = static_cast<std::int64_t>(e.arch);
+        ev["compressed"] = e.compressed();
+        ev["payload_size"] = static_cast<std::int64_t>(e.payload_size);
+        ev["uncompressed_size"] = static_cast<std::int64_t>(e.uncompressed_size);
+        entries.as_array().push_back(ev);
+      }
+    }
+    Value root = Value::Object{};
+    root["entries"] = entries;
+    std::cout << root.dump(2) << "\n";
+    return 0;
+  }
+  std::size_t count = 0;
+  for (const auto& c : fb.containers) count += c.entries.size();
+  std::cout << a.file << ": " << fb.wrappers.size() << " wrapper(s), " << fb.containers.size() << " container(s), "
+            << count << " entries\n";
+  std::size_t n = 0;
+  for (const auto& c : fb.containers) {
+    std::cout << "\ncontainer at " << hex(c.offset) << ", " << c.size << " bytes of entries\n";
+    for (const auto& e : c.entries) {
+      // cuobjdump names an entry with flag 0x100000 sm_90a, sm_100a: an
+      // architecture-specific target.
+      std::string target = (e.kind == 1 ? "compute_" : "sm_") + std::to_string(e.arch) + ((e.flags & 0x100000) ? "a" : "");
+      std::cout << "  " << std::setw(5) << ++n << "  " << (e.kind == 1 ? "ptx" : e.kind == 2 ? "elf" : "???") << "  "
+                << std::left << std::setw(12) << target << std::right << "  at " << std::setw(10) << hex(e.offset) << "  "
+                << std::setw(8) << e.payload_size << " bytes";
+      if (e.compressed()) std::cout << " (" << ((e.flags & kFlagCompressedZstd) ? "zstd" : "lz4") << ", " << e.uncompressed_size << " inflated)";
+      std::cout << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+LAUNCHLAB_INSPECT_TOOL({"cubin", "cubin FILE [--json]", "03_binary_containers", run_cubin});
+LAUNCHLAB_INSPECT_TOOL({"fatbin", "fatbin FILE [--json]", "03_binary_containers", run_fatbin});

@@ -1,0 +1,96 @@
+// What the tests of 02_reading_sass share: the committed cubins and the
+// listings cuobjdump and nvdisasm made of them (fixtures/README.md), fresh
+// builds and listings where the tools exist, and the truth about a listing
+// worked out here with regular expressions over its lines, never from the
+// learner's code.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sass.h"
+
+namespace launchlab::sass_tests {
+
+/// The committed cubins, without ".cubin": "vadd.sm_80", ..., "zoo.sm_120".
+std::vector<std::string> cubin_stems();
+/// The architecture in a stem: "zoo.sm_100" gives 100.
+int stem_arch(const std::string& stem);
+
+/// A committed fixture of this lab: autograder/tests/02_reading_sass/fixtures/<name>.
+std::string fixture(std::string_view name);
+/// A committed fixture of 03_binary_containers (the ELF view of the same cubins).
+std::string fixture03(std::string_view name);
+
+/// One instruction line of a listing, as the regular expressions see it.
+struct TruthInstruction {
+  std::string function;
+  int arch = 0;
+  std::uint32_t address = 0;
+  std::string text;  ///< between the address comment and ';', blanks collapsed to one space
+  int function_index = 0;  ///< which function of the listing, counting from 0 (a name can come twice)
+};
+/// The instruction lines of `cuobjdump -sass` output: /*ADDR*/ TEXT ; /* 0x... */
+std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing);
+/// The instruction lines of `nvdisasm` output inside .text. sections.
+std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing);
+/// The function names of a listing, in order.
+std::vector<std::string> truth_functions(const std::vector<TruthInstruction>& lines);
+
+/// Whether the learner's functions are the listing's, as the regular
+/// expressions see it: the same function names in order, the same
+/// architectures, and each instruction, written back with render(), equal to
+/// the listing's text at the same address.
+::testing::AssertionResult same_as_truth(const std::vector<sass::Function>& functions,
+                                         const std::vector<TruthInstruction>& truth);
+
+/// An Instruction written back as a listing writes it: "@!P0 IMAD.WIDE R2, R5, 0x4, R2".
+std::string render(const sass::Instruction& ins);
+
+/// The mnemonic with modifiers of an instruction's text ("IMAD.WIDE"), and
+/// the mnemonic alone ("IMAD").
+std::string truth_opcode(const std::string& text);
+std::string truth_mnemonic(const std::string& text);
+/// The instruction lines of one function.
+std::vector<TruthInstruction> of_function(const std::vector<TruthInstruction>& all, const std::string& name);
+/// Every c[0x0][X] operand of each line, in order, that falls in one of
+/// the parameters (X - base inside [offset, offset + size)).
+std::vector<sass::ParamRead> truth_reads(const std::vector<TruthInstruction>& lines, std::uint32_t base,
+                                         const std::vector<sass::ParamSlot>& params);
+/// "{0x40 LDC.64 param 1 +0}", one per read, for messages.
+std::vector<std::string> describe(const std::vector<sass::ParamRead>& reads);
+
+/// What cuobjdump -elf says about one kernel: EIATTR_PARAM_CBANK and the
+/// EIATTR_KPARAM_INFO records (by ordinal).
+struct TruthKernel {
+  std::uint32_t param_base = 0;
+  std::uint32_t param_size = 0;
+  std::vector<sass::ParamSlot> params;
+};
+/// Kernel name -> what `cuobjdump -elf` printed for it.
+std::map<std::string, TruthKernel> truth_elf(std::string_view cuobjdump_elf);
+/// The registers `cuobjdump -res-usage` reports, by function name.
+std::map<std::string, int> truth_res_usage(std::string_view res_usage);
+
+/// A fresh build of kernels/<source> for one architecture, with its listings
+/// (empty when the tool is not installed).
+struct LiveBuild {
+  std::filesystem::path cubin;
+  std::string cuobjdump_sass;
+  std::string cuobjdump_elf;
+  std::string nvdisasm;
+};
+/// Built on first use and kept for the test program: nvcc -cubin -arch=sm_NN.
+const LiveBuild& live(const std::string& source, int arch);
+
+/// The learner's function with this name, or nullptr.
+const sass::Function* find(const std::vector<sass::Function>& functions, const std::string& name, int arch = 0);
+
+}  // namespace launchlab::sass_tests

@@ -1,0 +1,200 @@
+// Part A: reading cuobjdump -sass and nvdisasm listings.
+//
+//   nvcc -cubin -arch=sm_90 -o vadd.cubin vadd.cu
+//   cuobjdump -sass vadd.cubin
+//   nvdisasm vadd.cubin
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+#include <string>
+
+#include "sass.h"
+
+namespace launchlab::sass {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// Splits text into lines, without their '\n' (and '\r').
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+[[noreturn]] void fail_line(std::size_t line, const std::string& what) {
+  throw std::runtime_error("line " + std::to_string(line) + ": " + what);
+}
+
+// "/*0a40*/ rest" gives 0xa40 and rest; nothing when the line does not start
+// with an address comment of hexadecimal digits.
+bool split_address(std::string_view line, std::uint32_t& address, std::string_view& rest) {
+  line = trim(line);
+  if (!starts_with(line, "/*")) return false;
+  std::size_t end = line.find("*/");
+  if (end == std::string_view::npos || end == 2) return false;
+  std::string_view digits = line.substr(2, end - 2);
+  for (char c : digits) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  if (digits.size() > 8) return false;
+  std::from_chars(digits.data(), digits.data() + digits.size(), address, 16);
+  rest = line.substr(end + 2);
+  return true;
+}
+
+// The architecture number in "sm_90", "sm_90a", "SM90": the digits after the prefix.
+int arch_after(std::string_view text, std::string_view prefix) {
+  std::size_t at = text.find(prefix);
+  if (at == std::string_view::npos) return 0;
+  int value = 0;
+  const char* begin = text.data() + at + prefix.size();
+  auto result = std::from_chars(begin, text.data() + text.size(), value);
+  return result.ptr == begin ? 0 : value;
+}
+
+}  // namespace
+
+std::string Instruction::full_opcode() const {
+  std::string text = opcode;
+  for (const auto& m : modifiers) text += "." + m;
+  return text;
+}
+
+Instruction parse_instruction(std::string_view text) {
+  text = trim(text);
+  if (!text.empty() && text.back() == ';') text = trim(text.substr(0, text.size() - 1));
+  Instruction ins;
+  if (!text.empty() && text.front() == '@') {
+    std::size_t end = 1;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    ins.predicate = std::string(text.substr(1, end - 1));
+    if (ins.predicate.empty()) throw std::runtime_error("a predicate '@' without a register");
+    text = trim(text.substr(end));
+  }
+  std::size_t end = 0;
+  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+  std::string_view mnemonic = text.substr(0, end);
+  if (mnemonic.empty()) throw std::runtime_error("no mnemonic in '" + std::string(text) + "'");
+  if (!std::isalpha(static_cast<unsigned char>(mnemonic.front())))
+    throw std::runtime_error("'" + std::string(mnemonic) + "' is not a mnemonic");
+  std::size_t dot = mnemonic.find('.');
+  ins.opcode = std::string(mnemonic.substr(0, dot));
+  while (dot != std::string_view::npos) {
+    std::size_t next = mnemonic.find('.', dot + 1);
+    std::string_view modifier = mnemonic.substr(dot + 1, next == std::string_view::npos ? next : next - dot - 1);
+    if (modifier.empty()) throw std::runtime_error("an empty modifier in '" + std::string(mnemonic) + "'");
+    ins.modifiers.emplace_back(modifier);
+    dot = next;
+  }
+
+  std::string_view rest = trim(text.substr(end));
+  if (rest.empty()) return ins;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= rest.size(); ++i) {
+    char c = i < rest.size() ? rest[i] : ',';
+    if (c == '[' || c == '(' || c == '{') ++depth;
+    if (c == ']' || c == ')' || c == '}') {
+      if (--depth < 0) throw std::runtime_error("a bracket closes that never opened in '" + std::string(rest) + "'");
+    }
+    if (c == ',' && depth == 0) {
+      std::string_view operand = trim(rest.substr(start, i - start));
+      if (operand.empty()) throw std::runtime_error("an empty operand in '" + std::string(rest) + "'");
+      ins.operands.emplace_back(operand);
+      start = i + 1;
+    }
+  }
+  if (depth != 0) throw std::runtime_error("a bracket does not close in '" + std::string(rest) + "'");
+  return ins;
+}
+
+std::vector<Function> parse_cuobjdump_sass(std::string_view text) {
+  std::vector<Function> functions;
+  int arch = 0;
+  std::size_t number = 0;
+  for (std::string_view line : lines_of(text)) {
+    ++number;
+    std::string_view t = trim(line);
+    if (starts_with(t, "code for sm_")) {
+      arch = arch_after(t, "sm_");
+      continue;
+    }
+    if (starts_with(t, "Function :")) {
+      functions.push_back({std::string(trim(t.substr(10))), arch, {}});
+      continue;
+    }
+    std::uint32_t address = 0;
+    std::string_view rest;
+    if (!split_address(t, address, rest)) continue;
+    // The instruction ends at ';'; after it comes the encoding comment.
+    std::size_t semicolon = rest.find(';');
+    if (semicolon == std::string_view::npos) fail_line(number, "an instruction without ';'");
+    if (functions.empty()) fail_line(number, "an instruction before any 'Function :' line");
+    try {
+      Instruction ins = parse_instruction(rest.substr(0, semicolon));
+      ins.address = address;
+      functions.back().instructions.push_back(std::move(ins));
+    } catch (const std::runtime_error& e) {
+      fail_line(number, e.what());
+    }
+  }
+  return functions;
+}
+
+std::vector<Function> parse_nvdisasm(std::string_view text) {
+  std::vector<Function> functions;
+  int arch = 0;
+  bool in_text = false;
+  std::size_t number = 0;
+  for (std::string_view line : lines_of(text)) {
+    ++number;
+    std::string_view t = trim(line);
+    if (starts_with(t, ".target")) {
+      if (int a = arch_after(t, "sm_")) arch = a;
+      continue;
+    }
+    if (starts_with(t, ".headerflags")) {  // older nvdisasm: the ELF flags' names
+      if (int a = arch_after(t, "EF_CUDA_SM")) arch = a;
+      continue;
+    }
+    if (starts_with(t, ".section") && t.size() > 8 && std::isspace(static_cast<unsigned char>(t[8]))) {
+      std::string_view name = trim(t.substr(8));
+      name = name.substr(0, name.find(','));
+      in_text = starts_with(name, ".text.");
+      if (in_text) functions.push_back({std::string(name.substr(6)), arch, {}});
+      continue;
+    }
+    if (!in_text) continue;
+    std::uint32_t address = 0;
+    std::string_view rest;
+    if (!split_address(t, address, rest)) continue;
+    rest = trim(rest);
+    if (starts_with(rest, ".")) continue;  // data in a code section (.byte, .word)
+    std::size_t semicolon = rest.find(';');
+    if (semicolon == std::string_view::npos) fail_line(number, "an instruction without ';'");
+    try {
+      Instruction ins = parse_instruction(rest.substr(0, semicolon));
+      ins.address = address;
+      functions.back().instructions.push_back(std::move(ins));
+    } catch (const std::runtime_error& e) {
+      fail_line(number, e.what());
+    }
+  }
+  return functions;
+}
+
+}  // namespace launchlab::sass
