@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Chapter 10 on a GPU machine: builds the lab from solutions/, runs its tests,
+# measures the figures the chapter plots, and runs the reference harness's
+# launch latency five times in five processes.
+#
+# Run from the repository root:  bash autograder/tests/10_launch_overhead/gpu_run.sh
+# Needs nvcc, cmake, ninja and GoogleTest; takes one to two minutes (the
+# build, then about 25 seconds of measurements).
+#
+# Writes two files to $OUT (or build/gpu-10_launch_overhead-out without $OUT):
+#   10_launch_overhead-log.txt   everything printed: the build, the tests, where launch_bench ran
+#                                (its CPUs, spin scheduling), the five medians and their CV
+#   10_launch_overhead-data.tar  launch_overhead_h200.csv   every measurement of launch_bench --all
+#                                latency_runs_h200.csv      the five latency runs (median, p10, p90, trials)
+#                                tests.json                 GoogleTest's results
+# The two CSV files belong in chapters/10_launch_overhead/data/.
+set -uo pipefail
+
+slug=10_launch_overhead
+root=$(pwd)
+build=$root/build/gpu-$slug
+out=${OUT:-$root/build/gpu-$slug-out}
+mkdir -p "$out"
+data=$(mktemp -d)
+log=$out/$slug-log.txt
+export PATH=/usr/local/cuda/bin:$PATH
+
+main() {
+status=0
+
+echo "== configure and build (solutions/ as the learner's tree)"
+cmake -S "$root" -B "$build" -G Ninja -DLAUNCHLAB_LABS=$slug -DLAUNCHLAB_LEARNER_TREE=solutions \
+  -DLAUNCHLAB_WITH_SOLUTIONS=OFF -DLAUNCHLAB_WITH_DOCS=OFF -DCMAKE_BUILD_TYPE=Release || return 1
+cmake --build "$build" --target test_$slug lab_$slug || return 1
+nvcc -std=c++20 -O2 -arch=native -I "$root/labs/$slug" \
+  "$root/autograder/tests/$slug/bench/launch_bench.cu" "$build/labs/$slug/liblab_$slug.a" \
+  -o "$build/launch_bench" || return 1
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+echo "== GPU: ${gpu:-unknown}; CUDA $cuda"
+
+# launch_bench places itself: spin-wait scheduling, the process on the CPUs
+# next to the GPU, its measuring thread on one of them (the same in every
+# run), one second of settling launches; it says where on standard error.
+# No taskset here: one CPU for the whole process would put the driver's own
+# threads on the core the measuring thread spins on.
+
+echo "== tests"
+"$build/tests/test_$slug" --gtest_output=json:"$data/tests.json" || status=1
+
+echo "== launch_bench --all"
+{
+  echo "# ${gpu:-unknown GPU}, CUDA $cuda"
+  echo "# made by: bash autograder/tests/$slug/gpu_run.sh (launch_bench --all, the lab built from solutions/)"
+  "$build/launch_bench" --all
+} > "$data/launch_overhead_h200.csv" || status=1
+cat "$data/launch_overhead_h200.csv"
+
+echo "== launch + synchronize latency, five runs of launch_bench --latency-only"
+{
+  echo "# ${gpu:-unknown GPU}, CUDA $cuda"
+  echo "# made by: bash autograder/tests/$slug/gpu_run.sh (launch_bench --latency-only, five processes one after the other; every run kept)"
+  echo "run,median_us,p10_us,p90_us,trials,converged"
+  for run in 1 2 3 4 5; do
+    line=$("$build/launch_bench" --latency-only) || status=1
+    echo "$run,$line"
+  done
+} > "$data/latency_runs_h200.csv" || status=1
+cat "$data/latency_runs_h200.csv"
+awk -F, '$1 ~ /^[0-9]+$/ { x[n++] = $2 }
+  END {
+    if (n < 2) { print "fewer than two runs"; exit 1 }
+    for (i = 0; i < n; i++) s += x[i]; m = s / n
+    for (i = 0; i < n; i++) v += (x[i] - m) ^ 2; sd = sqrt(v / (n - 1))
+    printf "five medians: "; for (i = 0; i < n; i++) printf "%.3f ", x[i]
+    printf "us\nmean %.3f us, standard deviation %.3f us, CV %.2f%% (at most 3%% is the goal)\n", m, sd, 100 * sd / m
+  }' "$data/latency_runs_h200.csv" || status=1
+
+tar -cf "$out/$slug-data.tar" -C "$data" . || status=1
+rm -rf "$data"
+echo "== done (status $status): $out/$slug-log.txt, $out/$slug-data.tar"
+return $status
+}
+
+main 2>&1 | tee "$log"
+exit "${PIPESTATUS[0]}"

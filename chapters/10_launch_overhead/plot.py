@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Draws the figures of chapter 10 from the measurements in data/.
+
+    /usr/bin/python3 chapters/10_launch_overhead/plot.py
+
+needs Debian's python3-matplotlib and writes launch_costs.svg and
+param_size.svg next to this script. data/launch_overhead_h200.csv is
+launch_bench --all's output (see the chapter); without it, each figure says
+that its data are missing.
+"""
+
+import csv
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("svg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "launch_overhead_h200.csv"
+plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
+plt.rcParams["svg.fonttype"] = "none"
+
+
+def read_rows(path):
+    """The CSV rows as dicts, and the '#' lines before the header."""
+    comments, lines = [], []
+    for line in path.read_text().splitlines():
+        (comments if line.startswith("#") else lines).append(line)
+    return list(csv.DictReader(lines)), [c.lstrip("# ") for c in comments]
+
+
+def missing(name, what):
+    fig, ax = plt.subplots(figsize=(7, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"TODO(data): {what}\nnot measured yet ({DATA.name} is missing)",
+            ha="center", va="center")
+    fig.savefig(HERE / name, metadata={"Date": None})
+    plt.close(fig)
+
+
+def launch_costs(rows, source):
+    def median(name, clock="host"):
+        for r in rows:
+            if r["name"] == name and r["clock"] == clock:
+                return float(r["median_us"]), float(r["p10_us"]), float(r["p90_us"])
+        return None
+
+    bars = [("launch + synchronize", "launch_latency"),
+            ("back-to-back launches", "launch_throughput"),
+            ("graph of 1 kernel", "graph_1"),
+            ("graph of 10 kernels", "graph_10"),
+            ("graph of 100 kernels", "graph_100"),
+            ("graph of 1000 kernels", "graph_1000")]
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    labels, values, lows, highs = [], [], [], []
+    for label, name in bars:
+        m = median(name)
+        if m is None:
+            continue
+        labels.append(label)
+        values.append(m[0])
+        lows.append(m[0] - m[1])
+        highs.append(m[2] - m[0])
+    y = range(len(labels))
+    ax.barh(y, values, xerr=[lows, highs], color="#4c72b0", ecolor="#333333", capsize=3)
+    for i, v, hi in zip(y, values, highs):
+        ax.text(v + hi, i, f"  {v:.2f} µs", va="center", fontsize=9)
+    ax.set_yticks(list(y), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("microseconds per kernel (median; bars: 10th to 90th percentile)")
+    ax.set_xlim(0, max(values) * 1.35)
+    ax.set_title("An empty kernel <<<1, 1>>>, host clock", fontsize=10)
+    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(HERE / "launch_costs.svg", metadata={"Date": None})
+    plt.close(fig)
+
+
+def param_size(rows, source):
+    points = sorted((int(r["param_bytes"]), float(r["median_us"]), float(r["p10_us"]), float(r["p90_us"]))
+                    for r in rows if r["name"] == "param_launch")
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    x = [max(p[0], 1) for p in points]  # 0 bytes is drawn at 1 on the log axis
+    ax.errorbar(x, [p[1] for p in points],
+                yerr=[[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]],
+                marker="o", color="#c44e52", capsize=3)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x, ["0" if p[0] == 0 else f"{p[0]:,}" for p in points], rotation=30, fontsize=8)
+    ax.set_xlabel("parameter bytes (one struct passed by value)")
+    ax.set_ylabel("µs per back-to-back launch")
+    ax.set_ylim(0, max(p[3] for p in points) * 1.15)
+    ax.grid(True, alpha=0.3)
+    ax.set_title("Launches of 200 kernels in a row, host clock", fontsize=10)
+    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(HERE / "param_size.svg", metadata={"Date": None})
+    plt.close(fig)
+
+
+def main():
+    if not DATA.exists():
+        missing("launch_costs.svg", "launch latency, throughput and graphs")
+        missing("param_size.svg", "launch cost against parameter size")
+        return 0
+    rows, comments = read_rows(DATA)
+    source = comments[0] if comments else ""
+    launch_costs(rows, source)
+    param_size(rows, source)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
