@@ -1,0 +1,149 @@
+#include "cubin_info.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+#include "launchlab/testing.h"
+
+namespace launchlab::param_buffer_tests {
+namespace fs = std::filesystem;
+
+namespace {
+
+template <class T>
+T read_at(std::span<const std::byte> bytes, std::size_t offset, const char* what) {
+  if (offset > bytes.size() || sizeof(T) > bytes.size() - offset) {
+    throw std::runtime_error(std::string("cubin: ") + what + " lies past the end of the file");
+  }
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));  // little-endian host, little-endian ELF
+  return value;
+}
+
+constexpr std::uint8_t kFormatSval = 4;
+constexpr std::uint8_t kKparamInfo = 0x17;
+constexpr std::uint8_t kCbankParamSize = 0x19;
+constexpr std::uint8_t kKparamInfoV2 = 0x45;
+
+void read_records(std::span<const std::byte> section, RecordedKernel& kernel) {
+  std::size_t at = 0;
+  while (at < section.size()) {
+    const auto format = read_at<std::uint8_t>(section, at, "a record's format");
+    const auto attribute = read_at<std::uint8_t>(section, at + 1, "a record's attribute");
+    const auto value = read_at<std::uint16_t>(section, at + 2, "a record's value");
+    at += 4;
+    if (format != kFormatSval) {
+      if (attribute == kCbankParamSize) kernel.cbank_param_size = value;
+      continue;
+    }
+    const std::span<const std::byte> payload = section.subspan(at, std::min<std::size_t>(value, section.size() - at));
+    if (payload.size() != value) throw std::runtime_error("cubin: a .nv.info record runs past its section");
+    at += value;
+    if ((attribute == kKparamInfo || attribute == kKparamInfoV2) && value == 12) {
+      RecordedParam p;
+      p.ordinal = read_at<std::uint16_t>(payload, 4, "KPARAM_INFO ordinal");
+      p.offset = read_at<std::uint16_t>(payload, 6, "KPARAM_INFO offset");
+      const auto flags = read_at<std::uint32_t>(payload, 8, "KPARAM_INFO flags");
+      p.size = attribute == kKparamInfo ? flags >> 18 : flags & 0xffffu;
+      p.attribute = attribute;
+      kernel.params.push_back(p);
+    }
+  }
+}
+
+}  // namespace
+
+std::map<std::string, RecordedKernel> read_recorded_params(std::span<const std::byte> cubin) {
+  if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) {
+    throw std::runtime_error("cubin: not an ELF file");
+  }
+  if (read_at<std::uint8_t>(cubin, 4, "EI_CLASS") != 2 || read_at<std::uint8_t>(cubin, 5, "EI_DATA") != 1) {
+    throw std::runtime_error("cubin: not a 64-bit little-endian ELF file");
+  }
+  const auto section_headers = read_at<std::uint64_t>(cubin, 0x28, "e_shoff");
+  const auto entry_size = read_at<std::uint16_t>(cubin, 0x3a, "e_shentsize");
+  const auto count = read_at<std::uint16_t>(cubin, 0x3c, "e_shnum");
+  const auto names_index = read_at<std::uint16_t>(cubin, 0x3e, "e_shstrndx");
+  if (entry_size < 64 || names_index >= count) throw std::runtime_error("cubin: bad section header table");
+
+  struct Section {
+    std::uint32_t name;
+    std::uint64_t offset, size;
+  };
+  std::vector<Section> sections;
+  for (std::uint16_t i = 0; i < count; ++i) {
+    const std::size_t at = section_headers + static_cast<std::size_t>(i) * entry_size;
+    sections.push_back(Section{read_at<std::uint32_t>(cubin, at, "sh_name"), read_at<std::uint64_t>(cubin, at + 0x18, "sh_offset"),
+                               read_at<std::uint64_t>(cubin, at + 0x20, "sh_size")});
+  }
+  const Section& names = sections[names_index];
+  auto section_name = [&](const Section& s) {
+    std::string name;
+    for (std::size_t at = names.offset + s.name; at < names.offset + names.size; ++at) {
+      const char c = static_cast<char>(read_at<std::uint8_t>(cubin, at, "a section name"));
+      if (c == '\0') break;
+      name += c;
+    }
+    return name;
+  };
+
+  std::map<std::string, RecordedKernel> kernels;
+  const std::string prefix = ".nv.info.";
+  for (const Section& s : sections) {
+    const std::string name = section_name(s);
+    if (name.rfind(prefix, 0) != 0) continue;
+    if (s.offset > cubin.size() || s.size > cubin.size() - s.offset) {
+      throw std::runtime_error("cubin: section " + name + " lies past the end of the file");
+    }
+    RecordedKernel& kernel = kernels[name.substr(prefix.size())];
+    read_records(cubin.subspan(s.offset, s.size), kernel);
+    std::sort(kernel.params.begin(), kernel.params.end(),
+              [](const RecordedParam& a, const RecordedParam& b) { return a.ordinal < b.ordinal; });
+  }
+  return kernels;
+}
+
+namespace {
+
+const fs::path& work_dir() {
+  static launchlab::testing::TempDir dir;
+  return dir.path();
+}
+
+std::vector<std::byte> to_bytes(const std::string& text) {
+  std::vector<std::byte> bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+
+}  // namespace
+
+const std::vector<std::byte>& echo_cubin() {
+  static std::mutex mutex;
+  static std::vector<std::byte> cubin;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cubin.empty()) {
+    const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/echo_kernels.cuh");
+    const fs::path out = work_dir() / "echo_kernels.cubin";
+    auto result = launchlab::testing::run_command(
+        {launchlab::testing::nvcc().string(), "-x", "cu", "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});
+    if (result.exit_code != 0) {
+      throw std::runtime_error("nvcc -x cu -cubin -arch=sm_90 echo_kernels.cuh failed (exit " +
+                               std::to_string(result.exit_code) + "):\n" + result.output);
+    }
+    cubin = to_bytes(launchlab::testing::read_file(out));
+  }
+  return cubin;
+}
+
+CompileResult compile_cubin(const std::string& name) {
+  const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/" + name);
+  const fs::path out = work_dir() / (fs::path(name).stem().string() + ".cubin");
+  auto result = launchlab::testing::run_command(
+      {launchlab::testing::nvcc().string(), "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});
+  return CompileResult{result.exit_code, result.output};
+}
+
+}  // namespace launchlab::param_buffer_tests
