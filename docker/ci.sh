@@ -30,7 +30,9 @@ docker build -q -f docker/Dockerfile --build-arg BASE_IMAGE=launchlab-base:bookw
 
 scratch=$(mktemp -d /tmp/launchlab-docker-ci.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-# Two build volumes: what the solutions built never meets an exploit.
+# Two build volumes: what the solutions built never meets an exploit. The
+# starters reuse the solutions' (they are no attack), so that only the
+# student files are rebuilt for them.
 mkdir -p "$scratch/work-solutions" "$scratch/work-students"
 chown 1500:1500 "$scratch/work-solutions" "$scratch/work-students"
 
@@ -59,7 +61,7 @@ check "$scratch/solutions/results.json" full
 
 mkdir -p "$scratch/empty"
 say "grading the pristine starters"
-grade starters "$scratch/empty" "$scratch/work-students"
+grade starters "$scratch/empty" "$scratch/work-solutions"
 check "$scratch/starters/results.json" less
 
 # What each exploit attacks, and what the results must say of it.
