@@ -35,7 +35,7 @@ def read_rows(path):
 def missing(name, what):
     fig, ax = plt.subplots(figsize=(7, 2))
     ax.axis("off")
-    ax.text(0.5, 0.5, f"TODO(data): {what}\nnot measured yet ({DATA.name} is missing)",
+    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({DATA.name} is missing)",
             ha="center", va="center")
     fig.savefig(HERE / name, metadata={"Date": None})
     plt.close(fig)

@@ -37,7 +37,7 @@ def read_rows(path):
 def missing(name, path, what):
     fig, ax = plt.subplots(figsize=(7, 2))
     ax.axis("off")
-    ax.text(0.5, 0.5, f"TODO(data): {what}\nnot measured yet ({path.name} is missing)", ha="center", va="center")
+    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({path.name} is missing)", ha="center", va="center")
     fig.savefig(HERE / name, metadata={"Date": None})
     plt.close(fig)
 
