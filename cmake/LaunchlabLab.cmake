@@ -53,7 +53,7 @@ function(_launchlab_read_lab_toml toml_path out_student_files out_tests out_gpu_
   set(${out_gpu_tests} "${gpu_tests}" PARENT_SCOPE)
 endfunction()
 
-function(_launchlab_add_tree slug tree sources test_sources link_libraries used_labs tests gpu_tests)
+function(_launchlab_add_tree slug tree sources link_libraries used_labs tests gpu_tests)
   if(tree STREQUAL "solution")
     set(suffix "_solution")
   else()
@@ -73,8 +73,9 @@ function(_launchlab_add_tree slug tree sources test_sources link_libraries used_
   endforeach()
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
 
-  add_executable(${exe} ${test_sources})
-  target_link_libraries(${exe} PRIVATE ${lib} launchlab_test_support)
+  add_executable(${exe})
+  target_link_libraries(${exe} PRIVATE lab_${slug}_test_objects ${lib} launchlab_test_support)
+  set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
 
   if(tree STREQUAL "solution" OR LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
@@ -141,10 +142,21 @@ function(launchlab_add_lab)
     endif()
   endforeach()
 
-  _launchlab_add_tree(${slug} learner "${learner_sources}" "${test_sources}"
+  # The tests are compiled once and linked into each tree's program: only
+  # the lab's own sources differ between the trees.
+  set(test_objects lab_${slug}_test_objects)
+  add_library(${test_objects} OBJECT ${test_sources})
+  target_include_directories(${test_objects} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  foreach(used IN LISTS arg_USES_LABS)
+    target_include_directories(${test_objects} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${used}")
+  endforeach()
+  target_link_libraries(${test_objects} PRIVATE launchlab_test_support ${arg_LINK_LIBRARIES})
+  set_target_properties(${test_objects} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+
+  _launchlab_add_tree(${slug} learner "${learner_sources}"
     "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
   if(LAUNCHLAB_WITH_SOLUTIONS AND NOT LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
-    _launchlab_add_tree(${slug} solution "${solution_sources}" "${test_sources}"
+    _launchlab_add_tree(${slug} solution "${solution_sources}"
       "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
   endif()
   set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
