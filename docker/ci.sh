@@ -16,6 +16,7 @@ say() { printf 'docker/ci: %s\n' "$*"; }
 
 if ! command -v dockerd >/dev/null 2>&1; then
   say "installing Docker and debootstrap"
+  apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap >/dev/null
 fi
 if ! docker info >/dev/null 2>&1; then

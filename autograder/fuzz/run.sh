@@ -36,7 +36,8 @@ links_fuzzer() {
 if ! links_fuzzer; then
   if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
     echo "run.sh: installing clang-14 and libclang-rt-14-dev (libFuzzer)"
-    apt-get install -y -q clang-14 libclang-rt-14-dev > /dev/null
+    apt-get install -y -q clang-14 libclang-rt-14-dev > /dev/null 2>&1 ||
+      { apt-get update -q > /dev/null && apt-get install -y -q clang-14 libclang-rt-14-dev > /dev/null; }
     CXX_FUZZ=$(command -v clang++-14)
   fi
   links_fuzzer || { echo "run.sh: no clang with libFuzzer (apt-get install clang-14 libclang-rt-14-dev)" >&2; exit 2; }
