@@ -207,9 +207,13 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
     } else if (!reaped) {
       poll(nullptr, 0, 20);
     }
-    if (watch && !reaped && !outcome.stopped_by_watch && !outcome.timed_out && !outcome.flooded) {
+    // The watch sees every piece of output, also what is read after the
+    // program ended (its last words, a crash's progress line among them);
+    // only a program still running can be stopped by it.
+    if (watch && (!reaped || !fresh.empty())) {
       double seconds = std::chrono::duration<double>(elapsed()).count();
-      if (auto reason = watch(fresh, seconds)) {
+      auto reason = watch(fresh, seconds);
+      if (reason && !reaped && !outcome.stopped_by_watch && !outcome.timed_out && !outcome.flooded) {
         outcome.stopped_by_watch = *reason;
         kill_group();
       }

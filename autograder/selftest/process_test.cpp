@@ -73,3 +73,15 @@ TEST(RunLimited, SaysSoWhenTheProgramCannotStart) {
   EXPECT_EQ(outcome.exit_code, 127);
   EXPECT_NE(outcome.output.find("could not start"), std::string::npos);
 }
+
+TEST(RunLimited, TheWatchSeesOutputReadAfterTheProgramEnded) {
+  // The last words of a program that dies at once are read after it is
+  // reaped; the watch must still see them (they name the test that crashed).
+  std::string seen;
+  RunOutcome outcome = sh("echo last words; kill -SEGV $$", {}, [&](std::string_view fresh, double) -> std::optional<std::string> {
+    seen.append(fresh);
+    return std::nullopt;
+  });
+  ASSERT_TRUE(outcome.signal.has_value());
+  EXPECT_NE(seen.find("last words"), std::string::npos) << "the watch saw: " << seen;
+}
