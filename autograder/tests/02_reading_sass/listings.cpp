@@ -15,19 +15,6 @@ namespace lt = launchlab::testing;
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
 
 std::string collapse(const std::string& s) {
   std::string out;
@@ -79,7 +66,7 @@ std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing) {
   std::vector<TruthInstruction> out;
   std::string function;
   int arch = 0, index = -1;
-  for (const auto& line : lines_of(listing)) {
+  for (const auto& line : lt::lines_of(listing)) {
     std::smatch m;
     if (std::regex_match(line, m, arch_re)) {
       arch = std::stoi(m[1].str());
@@ -101,7 +88,7 @@ std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing) {
   std::string function;
   int arch = 0, index = -1;
   bool code = false;
-  for (const auto& line : lines_of(listing)) {
+  for (const auto& line : lt::lines_of(listing)) {
     std::smatch m;
     if (std::regex_match(line, m, flags_re)) {
       arch = std::stoi(m[1].str());
@@ -176,7 +163,7 @@ std::map<std::string, TruthKernel> truth_elf(std::string_view cuobjdump_elf) {
   std::map<std::string, TruthKernel> kernels;
   std::map<std::string, std::vector<std::pair<std::uint32_t, sass::ParamSlot>>> params;
   std::string kernel, attribute;
-  for (const auto& line : lines_of(cuobjdump_elf)) {
+  for (const auto& line : lt::lines_of(cuobjdump_elf)) {
     std::smatch m;
     if (std::regex_match(line, m, section_re)) {
       kernel = m[1].str();
@@ -208,7 +195,7 @@ std::map<std::string, int> truth_res_usage(std::string_view res_usage) {
   static const std::regex reg_re(R"(\bREG:(\d+)\b)");
   std::map<std::string, int> regs;
   std::string function;
-  for (const auto& line : lines_of(res_usage)) {
+  for (const auto& line : lt::lines_of(res_usage)) {
     std::smatch m;
     if (std::regex_match(line, m, function_re)) function = m[1].str();
     else if (!function.empty() && std::regex_search(line, m, reg_re)) regs[function] = std::stoi(m[1].str());

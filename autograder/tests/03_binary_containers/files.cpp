@@ -14,19 +14,6 @@ namespace lt = launchlab::testing;
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
 
 std::uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 std::uint64_t number(const std::string& s) {
@@ -83,7 +70,7 @@ std::vector<TruthSection> readelf_sections(const fs::path& file) {
   static const std::regex row(
       R"(^\s*\[\s*(\d+)\]\s(.{0,}?)\s+(\S+)\s+([0-9a-f]{8,})\s+([0-9a-f]{6,})\s+([0-9a-f]{6,})\s+([0-9a-f]{2,})\s+([A-Za-z]*)\s+(\d+)\s+(\d+)\s+(\d+)\s*$)");
   std::vector<TruthSection> sections;
-  for (const auto& line : lines_of(run_or_throw({readelf()->string(), "-SW", file.string()}, {}))) {
+  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-SW", file.string()}, {}))) {
     std::smatch m;
     if (!std::regex_match(line, m, row)) continue;
     TruthSection s;
@@ -105,7 +92,7 @@ std::vector<TruthSymbol> readelf_symbols(const fs::path& file) {
       R"(^\s*(\d+):\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(\w+)\s+(\w+)\s+(\w+)(?:\s+\[<other>: ([0-9a-f]+)\])?\s+(\w+)\s?(.*)$)");
   std::vector<TruthSymbol> symbols;
   bool in_symtab = false;
-  for (const auto& line : lines_of(run_or_throw({readelf()->string(), "-sW", file.string()}, {}))) {
+  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-sW", file.string()}, {}))) {
     if (line.rfind("Symbol table '", 0) == 0) {
       in_symtab = line.find("'.symtab'") != std::string::npos;
       continue;
@@ -127,7 +114,7 @@ std::vector<TruthSymbol> readelf_symbols(const fs::path& file) {
 
 TruthHeader readelf_header(const fs::path& file) {
   TruthHeader h;
-  for (const auto& line : lines_of(run_or_throw({readelf()->string(), "-h", file.string()}, {}))) {
+  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-h", file.string()}, {}))) {
     std::string t = collapse(line);
     if (t.rfind(" ", 0) == 0) t.erase(0, 1);
     if (t.rfind("Flags: ", 0) == 0) h.flags = static_cast<std::uint32_t>(hex(t.substr(7, t.find(',') - 7)));
@@ -146,7 +133,7 @@ std::map<std::string, std::vector<TruthAttribute>> cuobjdump_nv_info(std::string
   std::map<std::string, std::vector<TruthAttribute>> sections;
   std::string section;
   bool in_value = false;
-  for (const auto& line : lines_of(cuobjdump_elf)) {
+  for (const auto& line : lt::lines_of(cuobjdump_elf)) {
     std::smatch m;
     if (std::regex_match(line, m, section_re)) {
       section = m[1].str().rfind(".nv.info", 0) == 0 ? m[1].str() : "";
@@ -215,7 +202,7 @@ std::map<std::string, TruthKernel> cuobjdump_kernels(std::string_view cuobjdump_
 std::vector<std::pair<std::string, int>> cuobjdump_list(std::string_view listing) {
   static const std::regex row(R"(^(ELF|PTX) file\s+\d+:\s+.*\.sm_(\d+)[a-z]?\.(cubin|ptx)\s*$)");
   std::vector<std::pair<std::string, int>> entries;
-  for (const auto& line : lines_of(listing)) {
+  for (const auto& line : lt::lines_of(listing)) {
     std::smatch m;
     if (std::regex_match(line, m, row)) entries.emplace_back(m[1].str() == "ELF" ? "elf" : "ptx", std::stoi(m[2].str()));
   }
@@ -239,7 +226,7 @@ std::map<std::string, TruthPtxas> ptxas_verbose(std::string_view output) {
   static const std::regex cmem_re(R"((\d+) bytes cmem\[0\])");
   std::map<std::string, TruthPtxas> out;
   std::string entry;
-  for (const auto& line : lines_of(output)) {
+  for (const auto& line : lt::lines_of(output)) {
     std::smatch m;
     if (std::regex_search(line, m, entry_re)) entry = m[1].str();
     if (entry.empty()) continue;
@@ -259,7 +246,7 @@ std::map<std::string, std::vector<KernelParam>> ptx_params(std::string_view ptx)
   std::map<std::string, std::vector<KernelParam>> out;
   std::string entry;
   std::uint32_t end = 0, ordinal = 0;
-  for (const auto& line : lines_of(ptx)) {
+  for (const auto& line : lt::lines_of(ptx)) {
     std::smatch m;
     if (std::regex_match(line, m, entry_re)) {
       entry = m[1].str();

@@ -54,6 +54,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// The lines of a text, without their line ends ("\n" or "\r\n").
+std::vector<std::string> lines_of(std::string_view text);
+
 /// The whole content of a file (throws std::runtime_error when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 
