@@ -3,10 +3,12 @@
 
     /usr/bin/python3 chapters/10_launch_overhead/plot.py
 
-needs Debian's python3-matplotlib and writes launch_costs.svg and
-param_size.svg next to this script. data/launch_overhead_h200.csv is
-launch_bench --all's output (see the chapter); without it, each figure says
-that its data are missing.
+needs Debian's python3-matplotlib and writes launch_costs.svg,
+param_size.svg and latency_drift.svg next to this script.
+data/launch_overhead_h200.csv is launch_bench --all's output,
+data/latency_drift_h200.csv launch_bench --drift 20's, and
+data/latency_runs_h200*.csv hold the runs of launch_bench --latency-only
+(see the chapter); without its data, a figure says that they are missing.
 """
 
 import csv
@@ -20,6 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "launch_overhead_h200.csv"
+DRIFT = HERE / "data" / "latency_drift_h200.csv"
+RUNS = [HERE / "data" / "latency_runs_h200.csv", HERE / "data" / "latency_runs_h200_repeat.csv"]
 plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
 plt.rcParams["svg.fonttype"] = "none"
 
@@ -32,10 +36,10 @@ def read_rows(path):
     return list(csv.DictReader(lines)), [c.lstrip("# ") for c in comments]
 
 
-def missing(name, what):
+def missing(name, what, data=DATA):
     fig, ax = plt.subplots(figsize=(7, 2))
     ax.axis("off")
-    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({DATA.name} is missing)",
+    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({data.name} is missing)",
             ha="center", va="center")
     fig.savefig(HERE / name, metadata={"Date": None})
     plt.close(fig)
@@ -100,7 +104,43 @@ def param_size(rows, source):
     plt.close(fig)
 
 
+def latency_drift(windows, source, run_sets):
+    """Left: each half second of one process, the round trip cut in two.
+    Right: the median of each whole run, one process each."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.5, 3.6), width_ratios=(3, 1), sharey=True)
+    t = [float(w["start_s"]) + 0.25 for w in windows]
+    for key, label, color in (("median_us", "round trip", "#4c72b0"),
+                              ("wait_us", "cudaStreamSynchronize", "#55a868"),
+                              ("launch_call_us", "launch call <<<>>>", "#c44e52")):
+        left.plot(t, [float(w[key]) for w in windows], marker=".", color=color, label=label)
+    left.set_xlabel("seconds into one process (median of each half second)")
+    left.set_ylabel("microseconds")
+    left.set_ylim(0, max(float(w["median_us"]) for w in windows) * 1.15)
+    left.grid(True, alpha=0.3)
+    left.legend(fontsize=8, loc="lower right")
+    left.set_title("An empty kernel <<<1, 1>>>, launched and waited for", fontsize=10)
+    for i, (label, medians) in enumerate(run_sets):
+        # Side by side in the order they ran, so that no point hides another.
+        offsets = [(k - (len(medians) - 1) / 2) * 0.08 for k in range(len(medians))]
+        right.plot([i + o for o in offsets], medians, "o", color="#4c72b0")
+    right.set_xticks(range(len(run_sets)), [label for label, _ in run_sets], fontsize=8)
+    right.set_xlim(-0.6, len(run_sets) - 0.4)
+    right.grid(True, axis="y", alpha=0.3)
+    right.set_title("medians of whole runs", fontsize=10)
+    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(HERE / "latency_drift.svg", metadata={"Date": None})
+    plt.close(fig)
+
+
 def main():
+    if DRIFT.exists() and all(r.exists() for r in RUNS):
+        windows, comments = read_rows(DRIFT)
+        run_sets = [(label, [float(r["median_us"]) for r in read_rows(path)[0] if r["median_us"]])
+                    for label, path in zip(("five runs", "five more"), RUNS)]
+        latency_drift(windows, comments[0] if comments else "", run_sets)
+    else:
+        missing("latency_drift.svg", "the latency over time and across runs", DRIFT)
     if not DATA.exists():
         missing("launch_costs.svg", "launch latency, throughput and graphs")
         missing("param_size.svg", "launch cost against parameter size")

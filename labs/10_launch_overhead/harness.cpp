@@ -60,7 +60,8 @@ Summary summarize(std::span<const double> samples) {
 Summary run_benchmark(Timer& timer, const std::function<void()>& trial, const BenchConfig& config) {
   // TODO(student): check config; run the warm-up trials without the timer;
   // then time trials one by one (start, trial, stop_us / items_per_trial)
-  // until the stop rule says enough, and summarize what you collected.
+  // until the stop rule says enough (checked at min_trials samples and every
+  // check_every samples after), and summarize what you collected.
   (void)timer;
   (void)trial;
   (void)config;

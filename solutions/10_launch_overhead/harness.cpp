@@ -109,10 +109,10 @@ Summary summarize(std::span<const double> samples) {
 
 Summary run_benchmark(Timer& timer, const std::function<void()>& trial, const BenchConfig& config) {
   if (config.warmup_trials < 0 || config.min_trials < 1 || config.max_trials < config.min_trials ||
-      config.items_per_trial < 1 || !(config.target_relative_error > 0.0)) {
+      config.items_per_trial < 1 || config.check_every < 1 || !(config.target_relative_error > 0.0)) {
     throw std::invalid_argument(
-        "run_benchmark: need warmup_trials >= 0, 1 <= min_trials <= max_trials, items_per_trial >= 1 "
-        "and target_relative_error > 0");
+        "run_benchmark: need warmup_trials >= 0, 1 <= min_trials <= max_trials, items_per_trial >= 1, "
+        "check_every >= 1 and target_relative_error > 0");
   }
   if (!trial) throw std::invalid_argument("run_benchmark: no trial to run");
 
@@ -127,7 +127,8 @@ Summary run_benchmark(Timer& timer, const std::function<void()>& trial, const Be
     timer.start();
     trial();
     samples.push_back(timer.stop_us() / config.items_per_trial);
-    if (static_cast<int>(samples.size()) >= config.min_trials) {
+    const int n = static_cast<int>(samples.size());
+    if (n >= config.min_trials && (n - config.min_trials) % config.check_every == 0) {
       error = relative_error(samples);
       if (error <= config.target_relative_error) break;
     }

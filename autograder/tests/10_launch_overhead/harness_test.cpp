@@ -77,13 +77,15 @@ class FakeTimer final : public Timer {
   std::string problems_;
 };
 
-BenchConfig make_config(int warmup, int min_trials, int max_trials, double target, int items = 1) {
+BenchConfig make_config(int warmup, int min_trials, int max_trials, double target, int items = 1,
+                        int check_every = 1) {
   BenchConfig c;
   c.warmup_trials = warmup;
   c.min_trials = min_trials;
   c.max_trials = max_trials;
   c.target_relative_error = target;
   c.items_per_trial = items;
+  c.check_every = check_every;
   return c;
 }
 
@@ -232,26 +234,38 @@ TEST(Harness, StopsAtMinTrialsWhenEverySampleIsEqual) {
   EXPECT_DOUBLE_EQ(s.median, 5);
 }
 
-TEST(Harness, RunsUntilTheRelativeErrorMeetsTheTarget) {
-  // Deterministic noise between 90 and 110 us from a fixed linear congruential generator.
-  FakeClock clock;
+// Deterministic noise between 90 and 110 us from a fixed linear congruential generator.
+std::vector<double> noisy_script() {
+  std::vector<double> script;
   std::uint32_t state = 12345;
   for (int i = 0; i < 5000; ++i) {
     state = state * 1664525u + 1013904223u;
-    clock.script.push_back(90.0 + 20.0 * static_cast<double>(state >> 8) / static_cast<double>(1u << 24));
+    script.push_back(90.0 + 20.0 * static_cast<double>(state >> 8) / static_cast<double>(1u << 24));
   }
-  const double target = 0.005;
-  const int min_trials = 10;
-  // Where the rule of harness.h stops on this script.
-  std::size_t expected = 0;
+  return script;
+}
+
+// Where the rule of harness.h stops on a script: the first sample count n
+// from min_trials on, with (n - min_trials) a multiple of check_every, at
+// which the relative error is at most the target; 0 if none.
+std::size_t stop_point(const std::vector<double>& script, int min_trials, int check_every, double target) {
   std::vector<double> seen;
-  for (double d : clock.script) {
+  for (double d : script) {
     seen.push_back(d);
-    if (static_cast<int>(seen.size()) >= min_trials && test_relative_error(seen) <= target) {
-      expected = seen.size();
-      break;
+    const int n = static_cast<int>(seen.size());
+    if (n >= min_trials && (n - min_trials) % check_every == 0 && test_relative_error(seen) <= target) {
+      return seen.size();
     }
   }
+  return 0;
+}
+
+TEST(Harness, RunsUntilTheRelativeErrorMeetsTheTarget) {
+  FakeClock clock;
+  clock.script = noisy_script();
+  const double target = 0.005;
+  const int min_trials = 10;
+  const std::size_t expected = stop_point(clock.script, min_trials, 1, target);
   ASSERT_GT(expected, static_cast<std::size_t>(min_trials)) << "the script should need more than min_trials";
 
   FakeTimer timer(clock);
@@ -261,6 +275,27 @@ TEST(Harness, RunsUntilTheRelativeErrorMeetsTheTarget) {
       << "the first sample count, from min_trials on, at which relative_error <= " << target;
   EXPECT_TRUE(s.converged);
   EXPECT_LE(s.relative_error, target);
+}
+
+TEST(Harness, ChecksTheStopRuleOnlyEveryCheckEverySamples) {
+  FakeClock clock;
+  clock.script = noisy_script();
+  const double target = 0.005;
+  const int min_trials = 10;
+  const int check_every = 64;
+  const std::size_t every_sample = stop_point(clock.script, min_trials, 1, target);
+  const std::size_t expected = stop_point(clock.script, min_trials, check_every, target);
+  ASSERT_GT(expected, every_sample) << "on this script, checking every 64 samples must stop later than every sample";
+  ASSERT_EQ((expected - min_trials) % check_every, 0u);
+
+  FakeTimer timer(clock);
+  const Summary s = run_benchmark(timer, clock.trial(), make_config(0, min_trials, 5000, target, 1, check_every));
+  EXPECT_EQ(timer.problems(), "");
+  EXPECT_EQ(s.samples.size(), expected)
+      << "with min_trials " << min_trials << " and check_every " << check_every
+      << ", the rule is checked at 10, 74, 138, ... samples only; checked after every sample it would stop at "
+      << every_sample;
+  EXPECT_TRUE(s.converged);
 }
 
 TEST(Harness, GivesUpAfterMaxTrialsAndSaysSo) {
@@ -308,6 +343,7 @@ TEST(Harness, RejectsABadConfigurationBeforeRunningAnything) {
       {make_config(0, 10, 5, 0.01), "max_trials below min_trials"},
       {make_config(0, 5, 10, 0), "target_relative_error = 0"},
       {make_config(0, 5, 10, 0.01, 0), "items_per_trial = 0"},
+      {make_config(0, 5, 10, 0.01, 1, 0), "check_every = 0"},
   };
   for (const Bad& bad : cases) {
     FakeClock clock;
