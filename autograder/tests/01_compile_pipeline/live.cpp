@@ -11,6 +11,7 @@
 
 namespace launchlab::compile_pipeline_tests {
 namespace fs = std::filesystem;
+using launchlab::testing::lines_of;
 using launchlab::testing::nvcc;
 using launchlab::testing::run_command;
 using pipeline::FileKind;
@@ -80,21 +81,6 @@ LiveBuild build(const Recipe& recipe) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-    if (end == text.size()) break;
-    start = end + 1;
-  }
-  return lines;
 }
 
 const std::regex& assignment() {

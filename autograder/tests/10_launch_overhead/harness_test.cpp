@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,6 +21,7 @@
 namespace launchlab::overhead {
 namespace {
 
+using launchlab::testing::lines_of;
 using launchlab::testing::SameSequence;
 
 // ---- A fake clock ------------------------------------------------------------
@@ -394,13 +394,6 @@ Measurement known_row() {
   return m;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 TEST(Csv, StartsWithTheHeaderAndHasOneLinePerRow) {
   Measurement second = known_row();
   second.name = "param_launch";
@@ -412,6 +405,7 @@ TEST(Csv, StartsWithTheHeaderAndHasOneLinePerRow) {
   EXPECT_EQ(lines[0], kCsvHeader);
   EXPECT_EQ(lines[2].rfind("param_launch,host,32764,", 0), 0u) << "got: " << lines[2];
   EXPECT_FALSE(csv.empty() || csv.back() != '\n') << "every line ends in a line break";
+  EXPECT_EQ(csv.find('\r'), std::string::npos) << "a line ends in a line feed alone, without a carriage return";
   EXPECT_EQ(lines_of(to_csv({})).size(), 1u) << "no rows: the header alone";
 }
 
