@@ -102,6 +102,30 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ignored);
 }
 
+std::string output_of(const std::vector<std::string>& argv, const fs::path& cwd) {
+  CommandResult result = run_command(argv, cwd);
+  if (result.exit_code != 0) {
+    std::string command;
+    for (const auto& a : argv) command += a + " ";
+    throw std::runtime_error("command failed (exit " + std::to_string(result.exit_code) + "): " + command + "\n" +
+                             result.output);
+  }
+  return std::move(result.output);
+}
+
+std::string collapse_spaces(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 std::vector<std::string> lines_of(std::string_view text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

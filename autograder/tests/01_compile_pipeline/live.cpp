@@ -13,7 +13,7 @@ namespace launchlab::compile_pipeline_tests {
 namespace fs = std::filesystem;
 using launchlab::testing::lines_of;
 using launchlab::testing::nvcc;
-using launchlab::testing::run_command;
+using launchlab::testing::output_of;
 using pipeline::FileKind;
 using pipeline::StageKind;
 
@@ -44,17 +44,6 @@ const fs::path& work_root() {
   return root.path();
 }
 
-std::string run_or_throw(const std::vector<std::string>& argv, const fs::path& cwd) {
-  auto result = run_command(argv, cwd);
-  if (result.exit_code != 0) {
-    std::string command;
-    for (const auto& a : argv) command += a + " ";
-    throw std::runtime_error("command failed (exit " + std::to_string(result.exit_code) + "): " + command + "\n" +
-                             result.output);
-  }
-  return result.output;
-}
-
 LiveBuild build(const Recipe& recipe) {
   LiveBuild b;
   b.name = recipe.name;
@@ -72,8 +61,8 @@ LiveBuild build(const Recipe& recipe) {
   argv.insert(argv.end(), {"-c", b.source, "-o", b.object});
   std::vector<std::string> dry = argv;
   dry.insert(dry.begin() + 1, "--dryrun");
-  b.dryrun = run_or_throw(dry, b.dir);
-  run_or_throw(argv, b.dir);
+  b.dryrun = output_of(dry, b.dir);
+  output_of(argv, b.dir);
   for (const auto& entry : fs::directory_iterator(b.dir / b.keep_dir)) b.kept.push_back(entry.path().filename().string());
   std::sort(b.kept.begin(), b.kept.end());
   return b;
@@ -127,7 +116,7 @@ const std::string& dryrun_without_keep() {
     fs::path dir = work_root() / "nokeep";
     fs::create_directories(dir);
     fs::copy_file(launchlab::testing::test_data("01_compile_pipeline/kernels/vadd.cu"), dir / "vadd.cu");
-    return run_or_throw({nvcc().string(), "--dryrun", "-arch=sm_90", "-c", "vadd.cu", "-o", "vadd.o"}, dir);
+    return output_of({nvcc().string(), "--dryrun", "-arch=sm_90", "-c", "vadd.cu", "-o", "vadd.o"}, dir);
   }();
   return text;
 }

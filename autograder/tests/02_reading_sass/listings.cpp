@@ -15,32 +15,7 @@ namespace lt = launchlab::testing;
 
 namespace {
 
-
-std::string collapse(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ' ' || c == '\t') {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::uint32_t hex(const std::string& s) { return static_cast<std::uint32_t>(std::stoul(s, nullptr, 16)); }
-
-std::string run_or_throw(const std::vector<std::string>& argv, const fs::path& cwd) {
-  auto result = lt::run_command(argv, cwd);
-  if (result.exit_code != 0) {
-    std::string command;
-    for (const auto& a : argv) command += a + " ";
-    throw std::runtime_error("command failed (exit " + std::to_string(result.exit_code) + "): " + command + "\n" +
-                             result.output);
-  }
-  return result.output;
-}
 
 }  // namespace
 
@@ -74,7 +49,7 @@ std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing) {
       function = m[1].str();
       ++index;
     } else if (std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, hex(m[1].str()), collapse(m[2].str()), index});
+      out.push_back({function, arch, hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
     }
   }
   return out;
@@ -100,7 +75,7 @@ std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing) {
         ++index;
       }
     } else if (code && std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, hex(m[1].str()), collapse(m[2].str()), index});
+      out.push_back({function, arch, hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
     }
   }
   return out;
@@ -269,14 +244,14 @@ const LiveBuild& live(const std::string& source, int arch) {
   fs::copy_file(lt::test_data("02_reading_sass/kernels/" + source), dir / source);
   std::string stem = source.substr(0, source.find('.'));
   b->cubin = dir / (stem + ".cubin");
-  run_or_throw({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-o", b->cubin.filename().string(), source},
+  lt::output_of({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-o", b->cubin.filename().string(), source},
                dir);
   if (auto cuobjdump = lt::find_cuda_tool("cuobjdump")) {
-    b->cuobjdump_sass = run_or_throw({cuobjdump->string(), "-sass", b->cubin.filename().string()}, dir);
-    b->cuobjdump_elf = run_or_throw({cuobjdump->string(), "-elf", b->cubin.filename().string()}, dir);
+    b->cuobjdump_sass = lt::output_of({cuobjdump->string(), "-sass", b->cubin.filename().string()}, dir);
+    b->cuobjdump_elf = lt::output_of({cuobjdump->string(), "-elf", b->cubin.filename().string()}, dir);
   }
   if (auto nvdisasm = lt::find_cuda_tool("nvdisasm")) {
-    b->nvdisasm = run_or_throw({nvdisasm->string(), b->cubin.filename().string()}, dir);
+    b->nvdisasm = lt::output_of({nvdisasm->string(), b->cubin.filename().string()}, dir);
   }
   return *built.emplace(key, std::move(b)).first->second;
 }

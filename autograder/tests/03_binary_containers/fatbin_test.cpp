@@ -193,7 +193,7 @@ TEST(Fatbin, FreshSharedLibrary) {
   // once.
   const fs::path& dir = work_dir();
   fs::create_directories(dir / "keep");
-  run_or_throw({lt::nvcc().string(), "-shared", "-Xcompiler", "-fPIC", "--keep", "--keep-dir", "keep", "-gencode",
+  lt::output_of({lt::nvcc().string(), "-shared", "-Xcompiler", "-fPIC", "--keep", "--keep-dir", "keep", "-gencode",
                 "arch=compute_80,code=sm_80", "-gencode", "arch=compute_120,code=[sm_120,compute_120]", "-o",
                 "libfresh.so", "zoo.cu"},
                dir);

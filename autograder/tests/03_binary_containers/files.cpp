@@ -20,19 +20,6 @@ std::uint64_t number(const std::string& s) {
   return s.rfind("0x", 0) == 0 ? std::stoull(s.substr(2), nullptr, 16) : std::stoull(s);
 }
 
-std::string collapse(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ' ' || c == '\t') {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::byte> bytes_of(const fs::path& path) {
@@ -54,27 +41,16 @@ int stem_arch(const std::string& stem) { return std::stoi(stem.substr(stem.find(
 
 std::optional<fs::path> readelf() { return lt::find_cuda_tool("readelf"); }
 
-std::string run_or_throw(const std::vector<std::string>& argv, const fs::path& cwd) {
-  auto result = lt::run_command(argv, cwd);
-  if (result.exit_code != 0) {
-    std::string command;
-    for (const auto& a : argv) command += a + " ";
-    throw std::runtime_error("command failed (exit " + std::to_string(result.exit_code) + "): " + command + "\n" +
-                             result.output);
-  }
-  return result.output;
-}
-
 std::vector<TruthSection> readelf_sections(const fs::path& file) {
   // [Nr] Name Type Address Off Size ES Flg Lk Inf Al
   static const std::regex row(
       R"(^\s*\[\s*(\d+)\]\s(.{0,}?)\s+(\S+)\s+([0-9a-f]{8,})\s+([0-9a-f]{6,})\s+([0-9a-f]{6,})\s+([0-9a-f]{2,})\s+([A-Za-z]*)\s+(\d+)\s+(\d+)\s+(\d+)\s*$)");
   std::vector<TruthSection> sections;
-  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-SW", file.string()}, {}))) {
+  for (const auto& line : lt::lines_of(lt::output_of({readelf()->string(), "-SW", file.string()}, {}))) {
     std::smatch m;
     if (!std::regex_match(line, m, row)) continue;
     TruthSection s;
-    s.name = collapse(m[2].str());
+    s.name = lt::collapse_spaces(m[2].str());
     s.address = hex(m[4].str());
     s.offset = hex(m[5].str());
     s.size = hex(m[6].str());
@@ -92,7 +68,7 @@ std::vector<TruthSymbol> readelf_symbols(const fs::path& file) {
       R"(^\s*(\d+):\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(\w+)\s+(\w+)\s+(\w+)(?:\s+\[<other>: ([0-9a-f]+)\])?\s+(\w+)\s?(.*)$)");
   std::vector<TruthSymbol> symbols;
   bool in_symtab = false;
-  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-sW", file.string()}, {}))) {
+  for (const auto& line : lt::lines_of(lt::output_of({readelf()->string(), "-sW", file.string()}, {}))) {
     if (line.rfind("Symbol table '", 0) == 0) {
       in_symtab = line.find("'.symtab'") != std::string::npos;
       continue;
@@ -114,8 +90,8 @@ std::vector<TruthSymbol> readelf_symbols(const fs::path& file) {
 
 TruthHeader readelf_header(const fs::path& file) {
   TruthHeader h;
-  for (const auto& line : lt::lines_of(run_or_throw({readelf()->string(), "-h", file.string()}, {}))) {
-    std::string t = collapse(line);
+  for (const auto& line : lt::lines_of(lt::output_of({readelf()->string(), "-h", file.string()}, {}))) {
+    std::string t = lt::collapse_spaces(line);
     if (t.rfind(" ", 0) == 0) t.erase(0, 1);
     if (t.rfind("Flags: ", 0) == 0) h.flags = static_cast<std::uint32_t>(hex(t.substr(7, t.find(',') - 7)));
     if (t.rfind("ABI Version: ", 0) == 0) h.abi_version = std::stoi(t.substr(13));
@@ -148,12 +124,12 @@ std::map<std::string, std::vector<TruthAttribute>> cuobjdump_nv_info(std::string
     } else if (std::regex_match(line, m, format_re)) {
       sections[section].back().format = m[1].str();
     } else if (std::regex_match(line, m, value_re)) {
-      sections[section].back().value = collapse(m[1].str());
+      sections[section].back().value = lt::collapse_spaces(m[1].str());
       in_value = true;
-    } else if (std::regex_match(line, number_re) || collapse(line).empty()) {
+    } else if (std::regex_match(line, number_re) || lt::collapse_spaces(line).empty()) {
       in_value = false;
     } else if (in_value) {
-      std::string more = collapse(line);
+      std::string more = lt::collapse_spaces(line);
       if (more.rfind(" ", 0) == 0) more.erase(0, 1);
       sections[section].back().value += " " + more;
     }

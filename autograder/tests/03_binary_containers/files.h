@@ -102,8 +102,6 @@ std::map<std::string, std::vector<KernelParam>> ptx_params(std::string_view ptx)
 
 // --- live builds -----------------------------------------------------------------
 
-/// Runs a command in a folder; throws with its output when it fails.
-std::string run_or_throw(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
 /// A folder kept for the whole test program, holding copies of the kernels.
 const std::filesystem::path& work_dir();
 

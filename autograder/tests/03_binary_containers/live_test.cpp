@@ -26,11 +26,11 @@ std::vector<std::string> describe_list(const std::vector<std::pair<std::string, 
 TEST(Live, CuobjdumpListOfAFreshExecutable) {
   LAUNCHLAB_REQUIRE_TOOL(cuobjdump, "cuobjdump");
   const fs::path& dir = work_dir();
-  run_or_throw({lt::nvcc().string(), "-cudart", "shared", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+  lt::output_of({lt::nvcc().string(), "-cudart", "shared", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
                 "arch=compute_100,code=[sm_100,compute_100]", "-gencode", "arch=compute_120,code=sm_120", "-o",
                 "live_exe", "vadd.cu", "main.cu"},
                dir);
-  auto truth = cuobjdump_list(run_or_throw({cuobjdump.string(), "--list-elf", "--list-ptx", "live_exe"}, dir));
+  auto truth = cuobjdump_list(lt::output_of({cuobjdump.string(), "--list-elf", "--list-ptx", "live_exe"}, dir));
   auto file = bytes_of(dir / "live_exe");
   EXPECT_TRUE(lt::SameSequence(describe_list(truth), describe_list(entry_list(read_fatbin_file(file)))));
 }
@@ -40,8 +40,8 @@ TEST(Live, CuobjdumpElfOfFreshCubins) {
   const fs::path& dir = work_dir();
   for (int arch : {80, 90, 120}) {
     std::string out = "live.sm_" + std::to_string(arch) + ".cubin";
-    run_or_throw({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-o", out, "zoo.cu"}, dir);
-    auto truth = cuobjdump_kernels(run_or_throw({cuobjdump.string(), "-elf", out}, dir));
+    lt::output_of({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-o", out, "zoo.cu"}, dir);
+    auto truth = cuobjdump_kernels(lt::output_of({cuobjdump.string(), "-elf", out}, dir));
     auto file = bytes_of(dir / out);
     CubinInfo info = read_cubin(read_elf(file));
     ASSERT_EQ(info.kernels.size(), truth.size()) << "sm_" << arch;

@@ -160,7 +160,7 @@ const Fresh& fresh(const std::string& source, int arch) {
   std::string name = stem + "_" + std::to_string(arch);
   fs::create_directories(dir / name);
   Fresh f;
-  f.verbose = run_or_throw({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-Xptxas", "-v", "--keep",
+  f.verbose = lt::output_of({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-Xptxas", "-v", "--keep",
                             "--keep-dir", name, "-o", name + ".cubin", source},
                            dir);
   f.ptx = lt::read_file(dir / name / (stem + ".ptx"));

@@ -41,6 +41,15 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& argv,
                           const std::filesystem::path& cwd = {});
 
+/// Runs argv like run_command() and returns its output; throws
+/// std::runtime_error, with the command and its output, when it exits with
+/// a status other than 0.
+std::string output_of(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {});
+
+/// The text with every run of spaces and tabs made one space, and none at
+/// the end: tools align their columns differently from one version to the next.
+std::string collapse_spaces(std::string_view text);
+
 /// A fresh folder under the system's temporary folder, removed on destruction.
 class TempDir {
  public:
