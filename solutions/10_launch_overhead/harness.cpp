@@ -122,15 +122,14 @@ Summary run_benchmark(Timer& timer, const std::function<void()>& trial, const Be
 
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(config.max_trials));
-  double error = std::numeric_limits<double>::infinity();
   while (static_cast<int>(samples.size()) < config.max_trials) {
     timer.start();
     trial();
     samples.push_back(timer.stop_us() / config.items_per_trial);
     const int n = static_cast<int>(samples.size());
-    if (n >= config.min_trials && (n - config.min_trials) % config.check_every == 0) {
-      error = relative_error(samples);
-      if (error <= config.target_relative_error) break;
+    if (n >= config.min_trials && (n - config.min_trials) % config.check_every == 0 &&
+        relative_error(samples) <= config.target_relative_error) {
+      break;
     }
   }
   Summary s = summarize(samples);

@@ -8,8 +8,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "completion.h"
@@ -34,9 +34,7 @@ using completion_tests::measured;
 double MedianWakeNs(const ChildResult& result) {
   std::vector<double> wake;
   for (const WaitSample& s : result.samples) wake.push_back(static_cast<double>(s.wake_ns));
-  std::sort(wake.begin(), wake.end());
-  const std::size_t n = wake.size();
-  return n % 2 ? wake[n / 2] : (wake[n / 2 - 1] + wake[n / 2]) / 2;
+  return launchlab::testing::median_of(std::move(wake));
 }
 
 TEST(WaitLatency, EachMethodRunsInAContextWithItsFlags) {

@@ -22,6 +22,7 @@ namespace launchlab::overhead {
 namespace {
 
 using launchlab::testing::lines_of;
+using launchlab::testing::median_of;
 using launchlab::testing::SameSequence;
 
 // ---- A fake clock ------------------------------------------------------------
@@ -104,17 +105,11 @@ template <class Call>
 
 // ---- The tests' own stop rule, written out from harness.h --------------------
 
-double test_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double test_relative_error(const std::vector<double>& v) {
-  const double m = test_median(v);
+  const double m = median_of(v);
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::fabs(x - m));
-  const double mad = test_median(dev);
+  const double mad = median_of(dev);
   return 1.2533 * 1.4826 * mad / (std::sqrt(static_cast<double>(v.size())) * m);
 }
 

@@ -23,6 +23,8 @@
 namespace launchlab::overhead {
 namespace {
 
+using launchlab::testing::median_of;
+
 // How far a learner's median may be from the reference's: launch costs drift
 // within a run (interleaved() below keeps the drift from counting against
 // the learner); a figure that measures the wrong thing (no wait, a wait per
@@ -38,12 +40,6 @@ BenchConfig config(int items, int max_trials) {
   c.target_relative_error = 0.005;
   c.items_per_trial = items;
   return c;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Two measurements taken in turns: the median of each one's rounds, and the

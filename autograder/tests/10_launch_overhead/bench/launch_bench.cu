@@ -181,14 +181,19 @@ lo::BenchConfig latency_config() { return config(1, 20000, 1000000, 1500000, 0.0
 // The later launches of measure_first_launch: only there to compare with the first.
 lo::BenchConfig after_first_config() { return config(1, 1000, 50000, 100000, 0.001, 10000); }
 
-// Reports on standard error how long a measurement took and how many samples it made.
+std::size_t samples_of(const lo::Summary& s) { return s.samples.size(); }
+std::size_t samples_of(const lo::FirstLaunch& f) { return 1 + f.later.samples.size(); }
+
+// Runs a measurement and reports on standard error how long it took and how
+// many samples it made.
 template <class Measure>
-lo::Summary timed(const char* what, Measure measure) {
+auto timed(const std::string& what, Measure measure) {
   const auto began = std::chrono::steady_clock::now();
-  lo::Summary s = measure();
+  auto result = measure();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
-  std::fprintf(stderr, "launch_bench: %s: %zu samples in %.1f s\n", what, s.samples.size(), took.count());
-  return s;
+  std::fprintf(stderr, "launch_bench: %s: %zu samples in %.1f s\n", what.c_str(), samples_of(result),
+               took.count());
+  return result;
 }
 
 lo::Measurement row(const std::string& name, lo::Clock clock, std::size_t bytes, lo::Summary summary) {
@@ -203,28 +208,26 @@ lo::Measurement row(const std::string& name, lo::Clock clock, std::size_t bytes,
 int run_all() {
   std::vector<lo::Measurement> rows;
   // The first launch comes first: nothing has touched the probe kernel yet.
-  lo::FirstLaunch first;
-  timed("first_launch", [&] {
-    first = lo::measure_first_launch(reinterpret_cast<const void*>(&bench_first_launch_probe),
-                                     after_first_config());
-    return first.later;
+  const lo::FirstLaunch first = timed("first_launch", [] {
+    return lo::measure_first_launch(reinterpret_cast<const void*>(&bench_first_launch_probe),
+                                    after_first_config());
   });
   settle();
   rows.push_back(row("first_launch", lo::Clock::host, 0, lo::summarize(std::vector<double>{first.first_us})));
   rows.push_back(row("after_first_launch", lo::Clock::host, 0, first.later));
   for (lo::Clock clock : {lo::Clock::host, lo::Clock::cuda_events}) {
     const std::string on = std::string(" (") + lo::clock_name(clock) + ")";
-    rows.push_back(row("launch_latency", clock, 0, timed(("launch_latency" + on).c_str(), [&] {
+    rows.push_back(row("launch_latency", clock, 0, timed("launch_latency" + on, [&] {
                          return lo::measure_launch_latency(latency_config(), clock);
                        })));
-    rows.push_back(row("launch_throughput", clock, 0, timed(("launch_throughput" + on).c_str(), [&] {
+    rows.push_back(row("launch_throughput", clock, 0, timed("launch_throughput" + on, [&] {
                          return lo::measure_launch_throughput(config(1000, 5, 30, 300, 0.002, 1), clock);
                        })));
     for (int kernels : {1, 10, 100, 1000}) {
       const std::string name = "graph_" + std::to_string(kernels);
       // A graph of one kernel is a trial of a few microseconds: check rarely.
       const int check_every = kernels < 100 ? 100 : 1;
-      rows.push_back(row(name, clock, 0, timed((name + on).c_str(), [&] {
+      rows.push_back(row(name, clock, 0, timed(name + on, [&] {
                            return lo::measure_graph_launch(config(kernels, 20, 50, 2000, 0.002, check_every),
                                                            clock);
                          })));
@@ -232,7 +235,7 @@ int run_all() {
   }
   for (std::size_t bytes : lo::kParamSizes) {
     const std::string what = "param_launch " + std::to_string(bytes) + " bytes";
-    rows.push_back(row("param_launch", lo::Clock::host, bytes, timed(what.c_str(), [&] {
+    rows.push_back(row("param_launch", lo::Clock::host, bytes, timed(what, [&] {
                          return lo::measure_param_launch(config(200, 5, 30, 300, 0.002, 1), bytes);
                        })));
   }
@@ -261,8 +264,6 @@ int run_latency_only() {
   return 0;
 }
 
-// The round trip of measure_launch_latency, written out here so that each
-// half second can be cut from the others: CSV of window,start_s,median_us,samples.
 // The time the hypervisor kept this virtual CPU from running ("steal", the
 // eighth figure of its line in /proc/stat), in milliseconds; 0 on a machine
 // that does not count it.
