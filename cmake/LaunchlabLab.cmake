@@ -12,12 +12,16 @@
 # the student files and the graded tests; this function reads those two facts
 # from it so that they are not repeated here.
 #
-# For each tree (the learner's files, and the solution overlay) it builds
-#   lab_<slug>[_solution]        a library of the lab's sources
-#   test_<slug>[_solution]       the lab's GoogleTest tests linked against it
+# The tests are compiled twice (launchlab/record.h says why): the exercise
+# build, which holds no expected values, and the reference build. It builds
+#   lab_<slug>[_solution]        a library of the lab's sources, per tree
+#   test_<slug>                  exercise build + the learner's files
+#   test_<slug>_solution         exercise build + the solutions
+#   reference_<slug>             reference build + the solutions
 # and registers every test of lab.toml in CTest as
-#   <slug>/<starter|solution>/<Suite.Name>
-# labelled <slug>, starter or solution, and gpu or cpu.
+#   <slug>/solution/<Suite.Name>  (the reference program)
+# labelled <slug>, solution, and gpu or cpu; GPU tests hold the CTest
+# resource lock "gpu", so that they run one at a time.
 
 function(_launchlab_read_lab_toml toml_path out_student_files out_tests out_gpu_tests)
   file(READ "${toml_path}" content)
@@ -53,15 +57,9 @@ function(_launchlab_read_lab_toml toml_path out_student_files out_tests out_gpu_
   set(${out_gpu_tests} "${gpu_tests}" PARENT_SCOPE)
 endfunction()
 
-function(_launchlab_add_tree slug tree sources link_libraries used_labs tests gpu_tests)
-  if(tree STREQUAL "solution")
-    set(suffix "_solution")
-  else()
-    set(suffix "")
-  endif()
-  set(lib "lab_${slug}${suffix}")
-  set(exe "test_${slug}${suffix}")
-
+# One library of the lab's sources for a tree (the learner's files, or the
+# solution overlay).
+function(_launchlab_add_lab_library slug lib sources link_libraries used_labs suffix)
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${lib} PUBLIC ${link_libraries})
@@ -72,30 +70,32 @@ function(_launchlab_add_tree slug tree sources link_libraries used_labs tests gp
     target_link_libraries(${lib} PUBLIC lab_${used}${suffix})
   endforeach()
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+endfunction()
 
+# A test program: the lab's tests compiled one way (exercise or reference)
+# linked with one tree's library.
+function(_launchlab_add_test_program exe side test_objects lib)
   add_executable(${exe})
-  target_link_libraries(${exe} PRIVATE lab_${slug}_test_objects ${lib} launchlab_test_support)
-  set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX)
-  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+  target_link_libraries(${exe} PRIVATE ${test_objects} ${lib} launchlab_test_support_${side})
+  set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX
+    RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+endfunction()
 
-  if(tree STREQUAL "solution" OR LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
-    set(label "solution")
-  else()
-    set(label "starter")
-  endif()
-  foreach(test IN LISTS tests)
-    set(ctest_name "${slug}/${label}/${test}")
-    add_test(NAME "${ctest_name}" COMMAND ${exe} "--gtest_filter=${test}")
-    if(test IN_LIST gpu_tests)
-      set(kind gpu)
-    else()
-      set(kind cpu)
-    endif()
-    set_tests_properties("${ctest_name}" PROPERTIES
-      LABELS "${slug};${label};${kind}"
-      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-      TIMEOUT 300)
+# The lab's tests as object files, in the exercise build (no expected
+# values, for the learner's program) or the reference build (records carry
+# and check the expected values, for the solutions' program).
+function(_launchlab_add_test_objects slug name test_sources link_libraries used_labs exercise)
+  add_library(${name} OBJECT ${test_sources})
+  target_include_directories(${name} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  foreach(used IN LISTS used_labs)
+    target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${used}")
   endforeach()
+  if(exercise)
+    target_link_libraries(${name} PRIVATE launchlab_test_support_exercise ${link_libraries})
+  else()
+    target_link_libraries(${name} PRIVATE launchlab_test_support_reference ${link_libraries})
+  endif()
+  set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
 function(launchlab_add_lab)
@@ -142,22 +142,52 @@ function(launchlab_add_lab)
     endif()
   endforeach()
 
-  # The tests are compiled once and linked into each tree's program: only
-  # the lab's own sources differ between the trees.
-  set(test_objects lab_${slug}_test_objects)
-  add_library(${test_objects} OBJECT ${test_sources})
-  target_include_directories(${test_objects} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
-  foreach(used IN LISTS arg_USES_LABS)
-    target_include_directories(${test_objects} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${used}")
-  endforeach()
-  target_link_libraries(${test_objects} PRIVATE launchlab_test_support ${arg_LINK_LIBRARIES})
-  set_target_properties(${test_objects} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  # The learner's program (test_<slug>) runs the exercise build of the tests
+  # on the learner's files; the reference program (reference_<slug>) runs the
+  # reference build on the solutions, and is what the judge compares with.
+  # test_<slug>_solution, the exercise build on the solutions, proves that
+  # the judge gives the solutions full marks.
+  set(learner_lib lab_${slug})
+  _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
+  _launchlab_add_test_objects(${slug} lab_${slug}_exercise_tests "${test_sources}"
+    "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" ON)
+  _launchlab_add_test_program(test_${slug} exercise lab_${slug}_exercise_tests ${learner_lib})
 
-  _launchlab_add_tree(${slug} learner "${learner_sources}"
-    "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
-  if(LAUNCHLAB_WITH_SOLUTIONS AND NOT LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
-    _launchlab_add_tree(${slug} solution "${solution_sources}"
-      "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "${tests}" "${gpu_tests}")
+  set(with_solutions OFF)
+  if(LAUNCHLAB_WITH_SOLUTIONS OR LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
+    set(with_solutions ON)
+  endif()
+  if(with_solutions)
+    if(LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
+      set(solution_lib ${learner_lib})
+    else()
+      set(solution_lib lab_${slug}_solution)
+      _launchlab_add_lab_library(${slug} ${solution_lib} "${solution_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "_solution")
+      _launchlab_add_test_program(test_${slug}_solution exercise lab_${slug}_exercise_tests ${solution_lib})
+    endif()
+    _launchlab_add_test_objects(${slug} lab_${slug}_reference_tests "${test_sources}"
+      "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" OFF)
+    _launchlab_add_test_program(reference_${slug} reference lab_${slug}_reference_tests ${solution_lib})
+
+    # The reference program checks every expected value in-process: one CTest
+    # test per graded test, <slug>/solution/<Suite.Name>. GPU tests share one
+    # lock, so that no two of them (timing tests above all) share the GPU.
+    foreach(test IN LISTS tests)
+      set(ctest_name "${slug}/solution/${test}")
+      add_test(NAME "${ctest_name}" COMMAND reference_${slug} "--gtest_filter=${test}")
+      if(test IN_LIST gpu_tests)
+        set(kind gpu)
+      else()
+        set(kind cpu)
+      endif()
+      set_tests_properties("${ctest_name}" PROPERTIES
+        LABELS "${slug};solution;${kind}"
+        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+        TIMEOUT 300)
+      if(kind STREQUAL "gpu")
+        set_tests_properties("${ctest_name}" PROPERTIES RESOURCE_LOCK gpu)
+      endif()
+    endforeach()
   endif()
   set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
 endfunction()

@@ -50,7 +50,12 @@ std::uint64_t secret_seed(std::uint64_t fallback) {
 
 fs::path nvcc() { return LAUNCHLAB_NVCC; }
 
-fs::path test_data(std::string_view relative) { return fs::path(LAUNCHLAB_TESTS_DIR) / relative; }
+fs::path test_data(std::string_view relative) {
+  // The grader hands a sandboxed run a copy of the tests' data alone (no
+  // test sources), at a path of its own.
+  if (const char* data = std::getenv("LAUNCHLAB_TEST_DATA"); data && *data) return fs::path(data) / relative;
+  return fs::path(LAUNCHLAB_TESTS_DIR) / relative;
+}
 
 CommandResult run_command(const std::vector<std::string>& argv, const fs::path& cwd) {
   if (argv.empty()) throw std::invalid_argument("run_command: empty argv");

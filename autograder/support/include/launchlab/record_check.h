@@ -1,0 +1,53 @@
+/// @file
+/// How a record's value is compared with what was expected. One piece of
+/// code for both sides: the reference build checks its own records with it,
+/// and the judge checks the learner's records with it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace launchlab::testing {
+
+/// The comparison a record declares.
+enum class Check {
+  equal,
+  not_equal,
+  near,           ///< |actual - expected| <= parameter
+  less,
+  less_equal,
+  greater,
+  greater_equal,
+  contains,       ///< the actual text holds the expected text
+  is_true,
+  is_false,
+  throws,         ///< what_is_thrown() equals the expected description
+  holds,          ///< a RECORD_REQUIRE condition
+};
+
+/// "equal", "near", ... as the transcript spells it.
+std::string_view check_name(Check check);
+
+/// The check a transcript names; nothing for a name it does not know.
+std::optional<Check> check_from_name(std::string_view name);
+
+/// Whether actual passes the check; when not, `explanation` says how it
+/// differs in words: "expected 5, got 4", "first difference at [3]: ...".
+struct CheckResult {
+  bool agrees = false;
+  std::string explanation;
+};
+
+/// Compares a recorded value with the expected one. For is_true, is_false
+/// and holds, expected is ignored.
+CheckResult check_value(Check check, const nlohmann::json& actual, const nlohmann::json& expected,
+                        const nlohmann::json& parameter);
+
+/// A value as a learner reads it: strings quoted, numbers plain, long
+/// values clipped.
+std::string show_value(const nlohmann::json& value, std::size_t limit = 300);
+
+}  // namespace launchlab::testing
