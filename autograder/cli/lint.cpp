@@ -118,15 +118,19 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     }
 
     // The built programs: the solution's when there is one, else the reference learner tree.
+    // The learner's program built on the solutions (in the reference build,
+    // the learner's tree is the solutions), the starters' one, and the
+    // reference program both are judged against.
     fs::path solution_binary = build_dir / "tests" / (lab.test_binary_name() + "_solution");
     fs::path starter_binary = build_dir / "tests" / lab.test_binary_name();
+    fs::path reference_binary = build_dir / "tests" / lab.reference_binary_name();
     if (reference_build) solution_binary = starter_binary;
     if (!fs::exists(solution_binary)) {
       problem("the solution's test program is not built (" + solution_binary.filename().string() + ")");
       continue;
     }
     std::string list_problem;
-    std::vector<std::string> listed = list_gtest_tests(solution_binary, list_problem);
+    std::vector<std::string> listed = list_gtest_tests(reference_binary, list_problem);
     if (!list_problem.empty()) problem(list_problem);
     std::set<std::string> in_binary(listed.begin(), listed.end());
     std::set<std::string> in_toml;
@@ -140,9 +144,11 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     }
 
     fs::path scratch = build_dir / "lint" / lab.slug;
-    for (const auto& result : run_lab_tests(lab, solution_binary, capabilities, scratch / "solution")) {
+    for (const auto& result : run_lab_tests(lab, {solution_binary, reference_binary}, capabilities, scratch / "solution")) {
       if (result.status == TestStatus::failed) {
         problem("the solution fails " + result.name + ":\n" + result.message);
+      } else if (result.status == TestStatus::not_graded) {
+        problem(result.name + " cannot be judged: " + result.message);
       }
     }
     if (reference_build) continue;
@@ -151,7 +157,7 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
       continue;
     }
     int failed = 0, ran = 0;
-    for (const auto& result : run_lab_tests(lab, starter_binary, capabilities, scratch / "starter")) {
+    for (const auto& result : run_lab_tests(lab, {starter_binary, reference_binary}, capabilities, scratch / "starter")) {
       if (result.status == TestStatus::failed) ++failed;
       if (result.status == TestStatus::failed || result.status == TestStatus::passed) ++ran;
     }

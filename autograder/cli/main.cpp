@@ -152,13 +152,14 @@ int command_test(const Context& ctx, const std::vector<std::string>& args) {
   bool solution = std::find(args.begin(), args.end(), "--solution") != args.end();
   std::string target = lab.test_binary_name() + (solution ? "_solution" : "");
   std::cerr << "Building " << target << " ..." << std::endl;
-  if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target}) != 0) {
+  if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target, lab.reference_binary_name()}) != 0) {
     std::cout << "\n" << lab.slug << " did not compile: the compiler's messages are above.\n";
     return 1;
   }
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::cerr << "Running " << lab.tests.size() << " tests ..." << std::endl;
-  auto results = run_lab_tests(lab, ctx.build / "tests" / target, capabilities, ctx.build / "run" / target);
+  auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
+                               capabilities, ctx.build / "run" / target);
 
   int points = 0, gradable = 0, not_gradable = 0;
   bool any_failed = false;

@@ -78,6 +78,7 @@ std::string to_string(TestStatus status) {
     case TestStatus::failed: return "failed";
     case TestStatus::needs_gpu: return "needs a GPU";
     case TestStatus::needs_tool: return "needs a tool";
+    case TestStatus::not_graded: return "not graded";
   }
   return "unknown";
 }
@@ -99,7 +100,7 @@ int LabResult::gradable_max() const {
 int LabResult::not_gradable_points() const {
   int total = 0;
   for (const auto& test : tests) {
-    if (test.status == TestStatus::needs_gpu || test.status == TestStatus::needs_tool) total += test.max_points;
+    if (test.status != TestStatus::passed && test.status != TestStatus::failed) total += test.max_points;
   }
   return total;
 }
@@ -112,310 +113,17 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why) {
   return results;
 }
 
-// ------------------------------------------------------------ running tests
+// ------------------------------------------------------------ grading a submission
 
 namespace {
 
-constexpr std::size_t kMessageLimit = 6000;
-
-std::string clip(std::string text, std::size_t limit = kMessageLimit) {
+std::string clip(std::string text, std::size_t limit) {
   if (text.size() > limit) {
     text.resize(limit);
     text += "\n[... cut ...]";
   }
   return text;
 }
-
-/// Follows GoogleTest's progress lines to know which test is running. The
-/// program can print anything, so this only ever decides which test a crash
-/// or hang is blamed on, never whether a test passed.
-class GtestProgress {
- public:
-  void feed(std::string_view chunk, double now) {
-    partial_.append(chunk);
-    std::size_t newline;
-    while ((newline = partial_.find('\n')) != std::string::npos) {
-      line(std::string_view(partial_).substr(0, newline), now);
-      partial_.erase(0, newline + 1);
-    }
-    // A flood without newlines must not grow this without bound.
-    if (partial_.size() > 4096) partial_.erase(0, partial_.size() - 4096);
-  }
-
-  const std::optional<std::string>& current() const { return current_; }
-  double current_since() const { return since_; }
-
- private:
-  void line(std::string_view text, double now) {
-    static constexpr std::string_view kRun = "[ RUN      ] ";
-    static constexpr std::string_view kEnds[] = {"[       OK ] ", "[  FAILED  ] ", "[  SKIPPED ] "};
-    if (text.substr(0, kRun.size()) == kRun) {
-      current_ = std::string(text.substr(kRun.size()));
-      since_ = now;
-      return;
-    }
-    for (auto end : kEnds) {
-      if (current_ && text.substr(0, end.size()) == end && text.substr(end.size(), current_->size()) == *current_) {
-        current_.reset();
-      }
-    }
-  }
-
-  std::string partial_;
-  std::optional<std::string> current_;
-  double since_ = 0;
-};
-
-struct RecordedTest {
-  std::string result;                 // COMPLETED, SKIPPED, ...
-  std::vector<std::string> failures;
-  std::string skip_message;
-};
-
-/// A fresh secret for one run: 32 hex digits from the kernel's generator.
-std::string fresh_secret() {
-  std::ifstream random("/dev/urandom", std::ios::binary);
-  unsigned char bytes[16] = {};
-  random.read(reinterpret_cast<char*>(bytes), sizeof bytes);
-  if (!random) throw std::runtime_error("cannot read /dev/urandom");
-  static const char* digits = "0123456789abcdef";
-  std::string secret;
-  for (unsigned char byte : bytes) {
-    secret += digits[byte >> 4];
-    secret += digits[byte & 15];
-  }
-  return secret;
-}
-
-/// Reads the report test_main.cpp sends. Throws ParseError when it is not
-/// one, and when its secret is not this run's.
-std::map<std::string, RecordedTest> read_report(const std::string& text, const std::string& secret) {
-  std::map<std::string, RecordedTest> recorded;
-  Value report = parse_json(text);
-  const Value* nonce = report.find("nonce");
-  if (!nonce || !nonce->is_string() || nonce->as_string() != secret) {
-    throw ParseError("it does not carry this run's secret, so it did not come from the test program's main()");
-  }
-  const Value* tests = report.find("tests");
-  if (!tests || !tests->is_array()) throw ParseError("no tests array");
-  for (const auto& test : tests->as_array()) {
-    const Value* name = test.find("name");
-    const Value* result = test.find("result");
-    const Value* failures = test.find("failures");
-    if (!name || !name->is_string() || !result || !result->is_string() || !failures || !failures->is_array()) {
-      throw ParseError("a test entry lacks its name, result or failures");
-    }
-    RecordedTest entry;
-    entry.result = result->as_string();
-    for (const auto& failure : failures->as_array()) {
-      entry.failures.push_back(failure.is_string() ? failure.as_string() : "(no message)");
-    }
-    if (const Value* skip = test.find("skip_message"); skip && skip->is_string()) entry.skip_message = skip->as_string();
-    recorded[name->as_string()] = std::move(entry);
-  }
-  return recorded;
-}
-
-TestResult judge_recorded(const LabTest& test, const RecordedTest& recorded, const Capabilities& capabilities) {
-  TestResult result{test.name, 0, test.points, TestStatus::failed, ""};
-  if (recorded.result == "SKIPPED") {
-    std::string said = clip(recorded.skip_message, 600);
-    if (auto need = capabilities.unmet_need(test)) {
-      result.status = *need == "gpu" ? TestStatus::needs_gpu : TestStatus::needs_tool;
-      result.message = *need == "gpu" ? "needs a GPU; not graded here (" + capabilities.gpu_detail + ")"
-                                       : "needs " + *need + ", which is not installed here; not graded here";
-    } else {
-      result.message = "the test was skipped although everything it needs is here, so it scores 0" +
-                       (said.empty() ? std::string() : ": " + said);
-    }
-    return result;
-  }
-  if (recorded.result != "COMPLETED") {
-    result.message = "the test did not run (GoogleTest says " + recorded.result + ")";
-    return result;
-  }
-  if (!recorded.failures.empty()) {
-    std::string message;
-    for (const auto& failure : recorded.failures) {
-      if (!message.empty()) message += "\n\n";
-      message += failure;
-    }
-    result.message = clip(message);
-    return result;
-  }
-  result.points = test.points;
-  result.status = TestStatus::passed;
-  return result;
-}
-
-std::string join_filter(const std::vector<std::string>& names) {
-  std::string filter;
-  for (const auto& name : names) {
-    if (!filter.empty()) filter += ':';
-    filter += name;
-  }
-  return filter;
-}
-
-}  // namespace
-
-void GuardedFiles::add(const fs::path& path) {
-  auto remember = [&](const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    content_[file] = text.str();
-  };
-  if (fs::is_directory(path)) {
-    for (const auto& entry : fs::recursive_directory_iterator(path)) {
-      if (entry.is_regular_file()) remember(entry.path());
-    }
-  } else if (fs::is_regular_file(path)) {
-    remember(path);
-  }
-}
-
-std::vector<std::string> GuardedFiles::restore_changed() {
-  std::vector<std::string> restored;
-  for (const auto& [path, content] : content_) {
-    std::error_code error;
-    bool same = fs::is_regular_file(fs::symlink_status(path, error)) && fs::file_size(path, error) == content.size();
-    if (same) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream text;
-      text << in.rdbuf();
-      same = text.str() == content;
-    }
-    if (same) continue;
-    auto permissions = fs::status(path, error).permissions();
-    fs::remove_all(path, error);
-    fs::create_directories(path.parent_path(), error);
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-    // Test programs must stay executable.
-    fs::permissions(path, permissions == fs::perms::unknown ? fs::perms::owner_all : permissions, error);
-    restored.push_back(path.filename().string() + " was changed by the code under test and has been put back");
-  }
-  return restored;
-}
-
-std::vector<TestResult> run_lab_tests(const Lab& lab, const fs::path& test_binary, const Capabilities& capabilities,
-                                      const fs::path& scratch, GuardedFiles* guard,
-                                      const std::vector<std::string>& extra_env) {
-  std::map<std::string, TestResult> decided;
-  std::vector<std::string> remaining;
-  for (const auto& test : lab.tests) remaining.push_back(test.name);
-  auto lab_test = [&](const std::string& name) -> const LabTest& {
-    return *std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == name; });
-  };
-  auto decide_failed = [&](const std::string& name, const std::string& why) {
-    decided[name] = TestResult{name, 0, lab_test(name).points, TestStatus::failed, why};
-  };
-
-  std::error_code ignored;
-  fs::create_directories(scratch, ignored);
-  if (!fs::exists(test_binary)) {
-    return all_failed(lab, "the test program was not built");
-  }
-
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(lab.timeout_seconds);
-  // In the course's container (LAUNCHLAB_SANDBOX=1) a fork bomb meets a
-  // process limit of its own, below the container's.
-  if (const char* sandbox = std::getenv("LAUNCHLAB_SANDBOX"); sandbox && std::string(sandbox) == "1") {
-    limits.max_processes = 256;
-  }
-  std::vector<std::string> tampering;
-  std::vector<std::string> environment = {"GTEST_COLOR=no"};
-  environment.insert(environment.end(), extra_env.begin(), extra_env.end());
-  for (int round = 0; !remaining.empty() && round <= static_cast<int>(lab.tests.size()); ++round) {
-    GtestProgress progress;
-    const double test_limit = lab.test_timeout_seconds;
-    RunWatch watch = [&](std::string_view fresh, double now) -> std::optional<std::string> {
-      progress.feed(fresh, now);
-      if (progress.current() && now - progress.current_since() > test_limit) {
-        return "ran longer than the " + std::to_string(lab.test_timeout_seconds) + " s one test may take and was stopped";
-      }
-      return std::nullopt;
-    };
-    if (guard) {
-      for (const auto& line : guard->restore_changed()) tampering.push_back(line);
-    }
-    ReportChannel channel;
-    channel.secret = fresh_secret();
-    RunOutcome outcome = run_limited(
-        {fs::absolute(test_binary).string(), "--gtest_filter=" + join_filter(remaining), "--gtest_color=no"},
-        scratch, environment, limits, watch, &channel);
-
-    std::map<std::string, RecordedTest> recorded;
-    std::string report_problem;
-    bool report_whole = false;
-    if (!channel.report.empty()) {
-      try {
-        if (channel.overflowed) throw ParseError("it is larger than the grader reads");
-        recorded = read_report(channel.report, channel.secret);
-        report_whole = true;
-      } catch (const std::exception& error) {
-        report_problem = std::string(" (its report was refused: ") + error.what() + ")";
-      }
-    }
-    // A report only counts when the program finished on its own: one that was
-    // stopped cannot have sent it whole.
-    bool stopped = outcome.timed_out || outcome.flooded || outcome.stopped_by_watch;
-    if (report_whole && !stopped) {
-      for (const auto& name : remaining) {
-        auto found = recorded.find(name);
-        if (found == recorded.end()) {
-          decide_failed(name, "the test program has no test named " + name);
-        } else {
-          decided[name] = judge_recorded(lab_test(name), found->second, capabilities);
-        }
-      }
-      remaining.clear();
-      break;
-    }
-
-    std::string how = outcome.describe(limits);
-    auto culprit = progress.current();
-    bool culprit_pending =
-        culprit && std::find(remaining.begin(), remaining.end(), *culprit) != remaining.end();
-    if (culprit_pending) {
-      std::string tail = outcome.output.size() > 1500 ? outcome.output.substr(outcome.output.size() - 1500) : outcome.output;
-      decide_failed(*culprit, "the test program " + how + " during this test" + report_problem +
-                                  ".\nIts last output:\n" + tail);
-      remaining.erase(std::find(remaining.begin(), remaining.end(), *culprit));
-      continue;  // the others run again without it
-    }
-    std::string when = progress.current() ? "" : " before any test reported progress";
-    for (const auto& name : remaining) {
-      decide_failed(name, "the test program " + how + when + ", without a report from the test program" +
-                              report_problem + ", so no result was recorded for this test." +
-                              (outcome.exited_cleanly() ? " (Did something call exit() early?)" : ""));
-    }
-    remaining.clear();
-  }
-  for (const auto& name : remaining) decide_failed(name, "the test program could not be run to the end");
-
-  if (guard) {
-    for (const auto& line : guard->restore_changed()) tampering.push_back(line);
-  }
-  std::vector<TestResult> results;
-  for (const auto& test : lab.tests) results.push_back(decided.at(test.name));
-  // Code that changes the grader's files forfeits the lab, whatever its tests said.
-  if (!tampering.empty()) {
-    std::string why = "the code under test changed files the grader needs, so this lab scores 0:";
-    for (const auto& line : tampering) why += "\n  " + line;
-    for (auto& result : results) {
-      if (result.status == TestStatus::passed) result.status = TestStatus::failed;
-      result.points = 0;
-      result.message = why + (result.message.empty() ? "" : "\n" + result.message);
-    }
-  }
-  return results;
-}
-
-// ------------------------------------------------------------ grading a submission
-
-namespace {
 
 void log(const GradeOptions& options, const std::string& line) {
   if (options.verbose) std::cerr << "launchlab grade: " << line << std::endl;
@@ -477,7 +185,8 @@ std::optional<fs::path> find_student_file(const fs::path& submission, const Lab&
 /// the docs stay out.
 bool belongs_to_graded_tree(const fs::path& relative) {
   std::string first = relative.begin()->string();
-  if (relative == "CMakeLists.txt" || first == "cmake" || first == "labs") return true;
+  // The solutions build the reference program; only the grader reads them.
+  if (relative == "CMakeLists.txt" || first == "cmake" || first == "labs" || first == "solutions") return true;
   if (first != "autograder") return false;
   auto it = std::next(relative.begin());
   if (it == relative.end()) return false;
@@ -576,7 +285,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   // Every lab is configured (a lab may build on an earlier one); only the
   // graded labs' test programs are built.
   std::vector<std::string> configure = {"cmake", "-S", src.string(), "-B", build.string(),
-                                        "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
+                                        "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_WITH_SOLUTIONS=ON",
                                         "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS="};
   if (!fs::exists(build / "CMakeCache.txt") && executable_on_path("ninja", {})) {
     configure.insert(configure.end(), {"-G", "Ninja"});
@@ -621,7 +330,8 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
       continue;
     }
     log(options, "building " + lab.slug);
-    RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", lab.test_binary_name()},
+    RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", lab.test_binary_name(),
+                                    lab.reference_binary_name()},
                                    options.work_dir, {}, build_limits);
     if (!built.exited_cleanly()) {
       result.problem = note + "the lab did not compile (the build " + built.describe(build_limits) + "):\n" +
@@ -636,7 +346,10 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   GuardedFiles guard;
   guard.add(src / "autograder" / "tests");
   for (std::size_t i = 0; i < labs.size(); ++i) {
-    if (runnable[i]) guard.add(build / "tests" / labs[i].test_binary_name());
+    if (runnable[i]) {
+      guard.add(build / "tests" / labs[i].test_binary_name());
+      guard.add(build / "tests" / labs[i].reference_binary_name());
+    }
   }
   for (std::size_t i = 0; i < labs.size(); ++i) {
     if (!runnable[i]) continue;
@@ -646,10 +359,12 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     fs::path scratch = options.work_dir / "run" / lab.slug;
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
-    std::vector<std::string> environment;
-    if (!options.seed.empty()) environment.push_back("LAUNCHLAB_SEED=" + options.seed);
-    results[i].tests =
-        run_lab_tests(lab, build / "tests" / lab.test_binary_name(), capabilities, scratch, &guard, environment);
+    RunSettings settings;
+    settings.guard = &guard;
+    if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
+    results[i].tests = run_lab_tests(
+        lab, {build / "tests" / lab.test_binary_name(), build / "tests" / lab.reference_binary_name()}, capabilities,
+        scratch, settings);
   }
   return results;
 }

@@ -75,21 +75,19 @@ void place_fd(int fd, int target) { dup2(fd, target); }
 
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                              const std::vector<std::string>& extra_env, const RunLimits& limits,
-                             int output_fd, int secret_fd, int report_fd) {
+                             int output_fd, int report_fd) {
   setpgid(0, 0);
   // Everything the child keeps is first lifted above the fds it is given, so
   // that placing one never overwrites another.
   int output_high = fcntl(output_fd, F_DUPFD_CLOEXEC, 10);
-  int secret_high = secret_fd >= 0 ? fcntl(secret_fd, F_DUPFD_CLOEXEC, 10) : -1;
   int report_high = report_fd >= 0 ? fcntl(report_fd, F_DUPFD_CLOEXEC, 10) : -1;
   int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
   dup2(output_high, STDOUT_FILENO);
   dup2(output_high, STDERR_FILENO);
-  if (secret_high >= 0) {
-    place_fd(secret_high, 3);
-    place_fd(report_high, 4);
-    setenv("LAUNCHLAB_REPORT_FDS", "3,4", 1);
+  if (report_high >= 0) {
+    place_fd(report_high, 3);
+    setenv("LAUNCHLAB_TRANSCRIPT_FD", "3", 1);
   }
   if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
   rlimit no_core{0, 0};
@@ -118,20 +116,9 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
   if (argv.empty()) throw std::invalid_argument("run_limited: empty argv");
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  int secret[2] = {-1, -1};
   int report[2] = {-1, -1};
-  if (channel) {
-    if (pipe2(secret, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
-      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    }
-    // The secret fits the pipe's buffer, and the write end is closed before
-    // the child runs: the child can take the secret but never put one back.
-    std::string line = channel->secret + "\n";
-    if (write(secret[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      throw std::runtime_error("could not write the report secret");
-    }
-    close(secret[1]);
-    secret[1] = -1;
+  if (channel && pipe2(report, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
@@ -142,14 +129,11 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesyst
   }
   if (pid == 0) {
     close(fds[0]);
-    exec_child(argv, cwd, extra_env, limits, fds[1], secret[0], report[1]);
+    exec_child(argv, cwd, extra_env, limits, fds[1], report[1]);
   }
   setpgid(pid, pid);  // also in the parent, so the group exists before any kill
   close(fds[1]);
-  if (channel) {
-    close(secret[0]);
-    close(report[1]);
-  }
+  if (channel) close(report[1]);
   bool report_open = channel != nullptr;
 
   RunOutcome outcome;

@@ -31,7 +31,8 @@ struct Lab {
 
   int max_points() const;
   std::string number() const { return slug.substr(0, 2); }
-  std::string test_binary_name() const { return "test_" + slug; }
+  std::string test_binary_name() const { return "test_" + slug; }           ///< the learner's program
+  std::string reference_binary_name() const { return "reference_" + slug; } ///< the solutions' reference program
 };
 
 /// The requirement names a test may list in needs.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -33,6 +34,7 @@ enum class TestStatus {
   failed,
   needs_gpu,   ///< not gradable here: no GPU
   needs_tool,  ///< not gradable here: a CUDA tool is missing
+  not_graded,  ///< not gradable here: the course's reference could not judge it
 };
 
 /// "passed", "failed", "needs a GPU", "needs a tool".
@@ -58,16 +60,30 @@ struct LabResult {
   int not_gradable_points() const;
 };
 
-/// Runs a lab's test program (GoogleTest) under the lab's limits in scratch/,
-/// one result per test of lab.toml, in its order. A crash, hang, flood or
-/// early exit costs the tests it touched, found from the progress the program
-/// printed; the others are run again without it. Never throws for the
-/// program's sake.
-std::vector<TestResult> run_lab_tests(const Lab& lab, const std::filesystem::path& test_binary,
-                                      const Capabilities& capabilities,
-                                      const std::filesystem::path& scratch,
-                                      class GuardedFiles* guard = nullptr,
-                                      const std::vector<std::string>& extra_env = {});
+/// A lab's two test programs: the exercise build on the learner's files, and
+/// the reference build on the solutions (launchlab/record.h).
+struct LabPrograms {
+  std::filesystem::path learner;
+  std::filesystem::path reference;
+};
+
+/// How the learner's program is run.
+struct RunSettings {
+  class GuardedFiles* guard = nullptr;       ///< files put back before each run
+  std::vector<std::string> environment;      ///< extra NAME=value for both programs
+  /// Runs the learner's program where it cannot reach the grader (sandbox.h);
+  /// empty runs it as a plain child.
+  std::function<std::vector<std::string>(const std::vector<std::string>& argv,
+                                         const std::filesystem::path& scratch)> wrap_learner;
+};
+
+/// Runs both programs of a lab under the lab's limits in scratch/ and judges
+/// every test of lab.toml (judge.h), in its order. A crash, hang, flood or
+/// early exit of the learner's program costs the tests it touched, found from
+/// its transcript; the others are run again without it. Never throws for the
+/// programs' sake.
+std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& programs, const Capabilities& capabilities,
+                                      const std::filesystem::path& scratch, const RunSettings& settings = {});
 
 /// Files the grader needs intact while submissions' code runs (the test
 /// programs, the tests' data), kept in memory: before each run, any that was

@@ -39,13 +39,12 @@ struct RunOutcome {
   std::string describe(const RunLimits& limits) const;
 };
 
-/// A private channel to a test program's main(): the grader writes a secret
-/// line into one pipe (the child's fd 3) and reads the program's report from
-/// another (fd 4); LAUNCHLAB_REPORT_FDS=3,4 tells the program so.
+/// The pipe a test program writes its transcript to (launchlab/transcript.h):
+/// the child's fd 3, named by LAUNCHLAB_TRANSCRIPT_FD=3. `report` grows while
+/// the program runs, so a watch can follow it.
 struct ReportChannel {
-  std::string secret;
-  std::size_t limit = 16u << 20;   ///< report bytes kept; more marks the report overflowed
-  std::string report;              ///< what the program sent
+  std::size_t limit = 16u << 20;   ///< transcript bytes kept; more marks it overflowed
+  std::string report;              ///< what the program wrote
   bool overflowed = false;
 };
 

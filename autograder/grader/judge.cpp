@@ -1,0 +1,117 @@
+#include "launchlab/grader/judge.h"
+
+#include <map>
+
+namespace launchlab::grader {
+namespace {
+
+constexpr std::size_t kMismatchesShown = 5;
+
+std::string describe_record(const TranscriptRecord& record) {
+  return record.context.empty() ? record.expression() : record.context;
+}
+
+TestResult failed(const LabTest& test, std::string why) {
+  return TestResult{test.name, 0, test.points, TestStatus::failed, std::move(why)};
+}
+
+TestResult not_gradable(const LabTest& test, TestStatus status, std::string why) {
+  return TestResult{test.name, 0, test.points, status, std::move(why)};
+}
+
+}  // namespace
+
+TestResult judge_test(const LabTest& test, const TestEvidence& reference, const TestEvidence& learner,
+                      const Capabilities& capabilities) {
+  // The reference decides whether the test can be judged here at all.
+  if (!reference.transcript || !reference.transcript->ended) {
+    return not_gradable(test, TestStatus::not_graded,
+                        "the course's reference did not finish this test here (" +
+                            (reference.why_missing.empty() ? std::string("no transcript") : reference.why_missing) +
+                            "), so it cannot be judged; tell your instructor");
+  }
+  const TestTranscript& expected = *reference.transcript;
+  if (expected.skipped) {
+    if (auto need = capabilities.unmet_need(test)) {
+      if (*need == "gpu") {
+        return not_gradable(test, TestStatus::needs_gpu, "needs a GPU; not graded here (" + capabilities.gpu_detail + ")");
+      }
+      return not_gradable(test, TestStatus::needs_tool, "needs " + *need + ", which is not installed here; not graded here");
+    }
+    return not_gradable(test, TestStatus::not_graded,
+                        "not graded here: the reference skipped it (" + expected.skip_message + ")");
+  }
+  if (!expected.failures.empty()) {
+    return not_gradable(test, TestStatus::not_graded,
+                        "the course's reference fails this test here, so it cannot be judged; tell your instructor:\n" +
+                            expected.failures.front());
+  }
+  if (expected.records.empty()) {
+    return not_gradable(test, TestStatus::not_graded,
+                        "this test records nothing, so it cannot be judged outside your program; tell your instructor");
+  }
+
+  if (!learner.transcript || !learner.transcript->ended) {
+    return failed(test, learner.why_missing.empty() ? "your program did not finish this test" : learner.why_missing);
+  }
+  const TestTranscript& got = *learner.transcript;
+  if (got.started_twice || !got.repeated_keys.empty()) {
+    return failed(test, "this test's transcript holds the same test or record twice (" +
+                            (got.repeated_keys.empty() ? test.name : got.repeated_keys.front()) +
+                            "): something other than the test wrote to it, so it scores 0");
+  }
+  if (got.skipped) {
+    return failed(test, "the test was skipped in your program although the reference ran it here" +
+                            (got.skip_message.empty() ? std::string() : ": " + got.skip_message));
+  }
+
+  std::map<std::string, const TranscriptRecord*> values;
+  for (const auto& record : got.records) values[record.key] = &record;
+
+  std::vector<std::string> mismatches;
+  std::size_t missing = 0;
+  for (const auto& want : expected.records) {
+    auto found = values.find(want.key);
+    if (found == values.end()) {
+      ++missing;
+      if (mismatches.size() < kMismatchesShown) {
+        mismatches.push_back(describe_record(want) + "\n  nothing was recorded: the test stopped before it" +
+                             (got.failures.empty() ? std::string() : " (" + got.failures.front() + ")"));
+      }
+      continue;
+    }
+    const TranscriptRecord& have = *found->second;
+    values.erase(found);
+    auto result = testing::check_value(*want.check, have.value, want.expected, want.parameter);
+    if (result.agrees) continue;
+    if (mismatches.size() < kMismatchesShown) {
+      mismatches.push_back(describe_record(have.context.empty() ? want : have) + "\n  " + result.explanation);
+    } else {
+      mismatches.emplace_back();
+    }
+  }
+  std::string message;
+  std::size_t shown = 0;
+  for (const auto& mismatch : mismatches) {
+    if (mismatch.empty()) continue;
+    if (!message.empty()) message += "\n";
+    message += mismatch;
+    ++shown;
+  }
+  if (mismatches.size() > shown) {
+    message += "\n(and " + std::to_string(mismatches.size() - shown) + " more values that differ)";
+  }
+  if (!values.empty()) {
+    if (!message.empty()) message += "\n";
+    message += "the test recorded " + std::to_string(values.size()) + " value(s) that a correct answer does not give, the first: " +
+               describe_record(*values.begin()->second) + " = " + testing::show_value(values.begin()->second->value);
+  }
+  if (message.empty() && !got.failures.empty()) {
+    message = got.failures.front();
+  }
+  if (!message.empty()) return failed(test, message);
+  (void)missing;
+  return TestResult{test.name, test.points, test.points, TestStatus::passed, {}};
+}
+
+}  // namespace launchlab::grader

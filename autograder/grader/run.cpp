@@ -1,0 +1,226 @@
+// The run stage: both test programs of a lab, under limits, each writing its
+// transcript; then the judge, test by test.
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "launchlab/grader/grading.h"
+#include "launchlab/grader/judge.h"
+#include "launchlab/grader/process.h"
+#include "launchlab/grader/transcript.h"
+
+namespace launchlab::grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join_filter(const std::vector<std::string>& names) {
+  std::string filter;
+  for (const auto& name : names) {
+    if (!filter.empty()) filter += ':';
+    filter += name;
+  }
+  return filter;
+}
+
+std::string output_tail(const std::string& output) {
+  constexpr std::size_t kTail = 1500;
+  return output.size() > kTail ? output.substr(output.size() - kTail) : output;
+}
+
+/// Which test is running, read from the transcript while it grows, for the
+/// per-test time limit. A program can write anything there, so this only
+/// ever decides which test a hang is blamed on, never whether one passed.
+class TranscriptFollower {
+ public:
+  explicit TranscriptFollower(const ReportChannel& channel) : channel_(channel) {}
+
+  void catch_up(double now) {
+    const std::string& text = channel_.report;
+    std::size_t newline;
+    while ((newline = text.find('\n', read_)) != std::string::npos) {
+      std::string_view line(text.data() + read_, newline - read_);
+      read_ = newline + 1;
+      if (line.find("\"event\":\"start\"") != std::string_view::npos) {
+        running_ = true;
+        since_ = now;
+      } else if (line.find("\"event\":\"end\"") != std::string_view::npos) {
+        running_ = false;
+      }
+    }
+  }
+
+  bool running_longer_than(double seconds, double now) const { return running_ && now - since_ > seconds; }
+
+ private:
+  const ReportChannel& channel_;
+  std::size_t read_ = 0;
+  bool running_ = false;
+  double since_ = 0;
+};
+
+/// One program's transcripts over as many runs as it takes, and, for each
+/// test without a whole transcript, why.
+struct ProgramRuns {
+  Transcript transcript;
+  std::map<std::string, std::string> why_missing;
+};
+
+ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
+                        const std::vector<std::string>& environment, const RunLimits& limits,
+                        const std::function<std::vector<std::string>(const std::vector<std::string>&, const fs::path&)>& wrap,
+                        GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
+  ProgramRuns runs;
+  std::vector<std::string> remaining;
+  for (const auto& test : lab.tests) remaining.push_back(test.name);
+  if (!fs::exists(binary)) {
+    for (const auto& name : remaining) runs.why_missing[name] = whose + " test program was not built";
+    return runs;
+  }
+  const double test_limit = lab.test_timeout_seconds;
+  for (int round = 0; !remaining.empty() && round <= static_cast<int>(lab.tests.size()); ++round) {
+    if (guard) {
+      for (auto& line : guard->restore_changed()) tampering.push_back(std::move(line));
+    }
+    ReportChannel channel;
+    TranscriptFollower follower(channel);
+    RunWatch watch = [&](std::string_view, double now) -> std::optional<std::string> {
+      follower.catch_up(now);
+      if (follower.running_longer_than(test_limit, now)) {
+        return "ran longer than the " + std::to_string(lab.test_timeout_seconds) + " s one test may take and was stopped";
+      }
+      return std::nullopt;
+    };
+    std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(remaining),
+                                     "--gtest_color=no"};
+    if (wrap) argv = wrap(argv, scratch);
+    RunOutcome outcome = run_limited(argv, scratch, environment, limits, watch, &channel);
+    Transcript transcript = parse_transcript(channel.report);
+    if (channel.overflowed) transcript.done = false;
+
+    bool stopped = outcome.timed_out || outcome.flooded || outcome.stopped_by_watch;
+    std::optional<std::string> culprit = transcript.in_progress;
+    merge_transcript(runs.transcript, std::move(transcript));
+    std::vector<std::string> still;
+    for (const auto& name : remaining) {
+      auto found = runs.transcript.tests.find(name);
+      if (found == runs.transcript.tests.end() || !found->second.ended) still.push_back(name);
+    }
+    remaining = std::move(still);
+    if (remaining.empty()) break;
+
+    std::string how = outcome.describe(limits);
+    if (runs.transcript.done && !stopped && !culprit) {
+      for (const auto& name : remaining) runs.why_missing[name] = whose + " test program has no test named " + name;
+      break;
+    }
+    if (culprit && std::find(remaining.begin(), remaining.end(), *culprit) != remaining.end()) {
+      runs.why_missing[*culprit] = whose + " test program " + how + " during this test" +
+                                   (channel.overflowed ? " (its transcript grew past what the grader reads)" : "") +
+                                   ".\nIts last output:\n" + output_tail(outcome.output);
+      runs.transcript.tests.erase(*culprit);
+      remaining.erase(std::find(remaining.begin(), remaining.end(), *culprit));
+      continue;  // the others run again without it
+    }
+    std::string when = runs.transcript.tests.empty() ? " before any test started" : " between two tests";
+    for (const auto& name : remaining) {
+      runs.why_missing[name] = whose + " test program " + how + when + ", so this test never ran" +
+                               (outcome.exited_cleanly() ? " (did something call exit() early?)" : "") + "." +
+                               (outcome.output.empty() ? std::string() : "\nIts last output:\n" + output_tail(outcome.output));
+    }
+    break;
+  }
+  return runs;
+}
+
+TestEvidence evidence_of(const ProgramRuns& runs, const std::string& name) {
+  TestEvidence evidence;
+  if (auto found = runs.transcript.tests.find(name); found != runs.transcript.tests.end()) {
+    evidence.transcript = &found->second;
+  }
+  if (auto why = runs.why_missing.find(name); why != runs.why_missing.end()) evidence.why_missing = why->second;
+  return evidence;
+}
+
+}  // namespace
+
+void GuardedFiles::add(const fs::path& path) {
+  auto remember = [&](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    content_[file] = text.str();
+  };
+  if (fs::is_directory(path)) {
+    for (const auto& entry : fs::recursive_directory_iterator(path)) {
+      if (entry.is_regular_file()) remember(entry.path());
+    }
+  } else if (fs::is_regular_file(path)) {
+    remember(path);
+  }
+}
+
+std::vector<std::string> GuardedFiles::restore_changed() {
+  std::vector<std::string> restored;
+  for (const auto& [path, content] : content_) {
+    std::error_code error;
+    bool same = fs::is_regular_file(fs::symlink_status(path, error)) && fs::file_size(path, error) == content.size();
+    if (same) {
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      same = text.str() == content;
+    }
+    if (same) continue;
+    auto permissions = fs::status(path, error).permissions();
+    fs::remove_all(path, error);
+    fs::create_directories(path.parent_path(), error);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+    // Test programs must stay executable.
+    fs::permissions(path, permissions == fs::perms::unknown ? fs::perms::owner_all : permissions, error);
+    restored.push_back(path.filename().string() + " was changed by the code under test and has been put back");
+  }
+  return restored;
+}
+
+std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& programs, const Capabilities& capabilities,
+                                      const fs::path& scratch, const RunSettings& settings) {
+  std::error_code ignored;
+  fs::create_directories(scratch / "learner", ignored);
+  fs::create_directories(scratch / "reference", ignored);
+
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(lab.timeout_seconds);
+  std::vector<std::string> environment = {"GTEST_COLOR=no"};
+  environment.insert(environment.end(), settings.environment.begin(), settings.environment.end());
+
+  std::vector<std::string> tampering;
+  // The reference runs first: it is the course's own code, and what it
+  // records is what the learner's program is compared with.
+  ProgramRuns reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {},
+                                      nullptr, tampering, "the reference's");
+  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
+                                    settings.wrap_learner, settings.guard, tampering, "your");
+  if (settings.guard) {
+    for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
+  }
+
+  std::vector<TestResult> results;
+  for (const auto& test : lab.tests) {
+    results.push_back(judge_test(test, evidence_of(reference, test.name), evidence_of(learner, test.name), capabilities));
+  }
+  // Code that changes the grader's files forfeits the lab, whatever its tests said.
+  if (!tampering.empty()) {
+    std::string why = "the code under test changed files the grader needs, so this lab scores 0:";
+    for (const auto& line : tampering) why += "\n  " + line;
+    for (auto& result : results) {
+      if (result.status == TestStatus::passed) result.status = TestStatus::failed;
+      result.points = 0;
+      result.message = why + (result.message.empty() ? "" : "\n" + result.message);
+    }
+  }
+  return results;
+}
+
+}  // namespace launchlab::grader
