@@ -109,10 +109,14 @@ function(launchlab_add_lab)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${toml}")
   _launchlab_read_lab_toml("${toml}" student_files tests gpu_tests)
 
+  # The graded tree's learner part never sees the tests: it links the
+  # exercise build's objects that the trusted part compiled.
   set(tests_dir "${PROJECT_SOURCE_DIR}/autograder/tests/${slug}")
-  file(GLOB test_sources CONFIGURE_DEPENDS "${tests_dir}/*.cpp" "${tests_dir}/*.cu")
-  if(NOT test_sources)
-    message(FATAL_ERROR "${slug}: no tests in ${tests_dir}")
+  if(NOT LAUNCHLAB_GRADED_PART STREQUAL "learner")
+    file(GLOB test_sources CONFIGURE_DEPENDS "${tests_dir}/*.cpp" "${tests_dir}/*.cu")
+    if(NOT test_sources)
+      message(FATAL_ERROR "${slug}: no tests in ${tests_dir}")
+    endif()
   endif()
 
   file(GLOB lab_sources CONFIGURE_DEPENDS
@@ -148,10 +152,32 @@ function(launchlab_add_lab)
   # test_<slug>_solution, the exercise build on the solutions, proves that
   # the judge gives the solutions full marks.
   set(learner_lib lab_${slug})
-  _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
+  if(LAUNCHLAB_GRADED_PART STREQUAL "learner")
+    _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
+    # A lab that is only built on (07 under 06) has no objects here.
+    set(objects_list "${LAUNCHLAB_EXERCISE_DIR}/${slug}.objects")
+    if(NOT EXISTS "${objects_list}")
+      return()
+    endif()
+    file(STRINGS "${objects_list}" exercise_objects)
+    add_executable(test_${slug} ${exercise_objects})
+    target_link_libraries(test_${slug} PRIVATE ${learner_lib} launchlab_test_support_exercise ${arg_LINK_LIBRARIES})
+    set_target_properties(test_${slug} PROPERTIES LINKER_LANGUAGE CXX
+      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+    set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
+    return()
+  endif()
   _launchlab_add_test_objects(${slug} lab_${slug}_exercise_tests "${test_sources}"
     "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" ON)
-  _launchlab_add_test_program(test_${slug} exercise lab_${slug}_exercise_tests ${learner_lib})
+  if(LAUNCHLAB_GRADED_PART STREQUAL "trusted")
+    # What the learner part links: the exercise build's objects, listed one
+    # a line (the grader copies them where the learner's build can read them).
+    file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/exercise/${slug}.objects"
+      CONTENT "$<JOIN:$<TARGET_OBJECTS:lab_${slug}_exercise_tests>,\n>\n")
+  else()
+    _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
+    _launchlab_add_test_program(test_${slug} exercise lab_${slug}_exercise_tests ${learner_lib})
+  endif()
 
   set(with_solutions OFF)
   if(LAUNCHLAB_WITH_SOLUTIONS OR LAUNCHLAB_LEARNER_TREE STREQUAL "solutions")
@@ -163,7 +189,9 @@ function(launchlab_add_lab)
     else()
       set(solution_lib lab_${slug}_solution)
       _launchlab_add_lab_library(${slug} ${solution_lib} "${solution_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "_solution")
-      _launchlab_add_test_program(test_${slug}_solution exercise lab_${slug}_exercise_tests ${solution_lib})
+      if(NOT LAUNCHLAB_GRADED_PART)
+        _launchlab_add_test_program(test_${slug}_solution exercise lab_${slug}_exercise_tests ${solution_lib})
+      endif()
     endif()
     _launchlab_add_test_objects(${slug} lab_${slug}_reference_tests "${test_sources}"
       "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" OFF)

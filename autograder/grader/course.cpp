@@ -82,6 +82,17 @@ std::vector<LabTest> read_tests(const Value& tables, const std::vector<LabTest>&
   return tests;
 }
 
+std::vector<LabTest> read_private_tests(const fs::path& tests_toml, const std::vector<LabTest>& already) {
+  try {
+    Value doc = parse_toml(read_text(tests_toml));
+    std::vector<LabTest> tests = read_tests(required(doc, "tests"), already);
+    for (auto& test : tests) test.is_private = true;
+    return tests;
+  } catch (const std::exception& error) {
+    throw std::runtime_error(tests_toml.string() + ": " + error.what());
+  }
+}
+
 Lab load_lab(const fs::path& lab_dir) {
   fs::path toml_path = lab_dir / "lab.toml";
   Lab lab;

@@ -69,7 +69,7 @@ struct ProgramRuns {
 
 ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
                         const std::vector<std::string>& environment, const RunLimits& limits,
-                        const std::function<std::vector<std::string>(const std::vector<std::string>&, const fs::path&)>& wrap,
+                        const CommandWrapper& wrap, const SandboxView& view,
                         GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
   ProgramRuns runs;
   std::vector<std::string> remaining;
@@ -94,7 +94,7 @@ ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& 
     };
     std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(remaining),
                                      "--gtest_color=no"};
-    if (wrap) argv = wrap(argv, scratch);
+    if (wrap) argv = wrap(argv, view);
     RunOutcome outcome = run_limited(argv, scratch, environment, limits, watch, &channel);
     Transcript transcript = parse_transcript(channel.report);
     if (channel.overflowed) transcript.done = false;
@@ -198,10 +198,19 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it
   // records is what the learner's program is compared with.
-  ProgramRuns reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {},
+  ProgramRuns reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {}, {},
                                       nullptr, tampering, "the reference's");
-  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
-                                    settings.wrap_learner, settings.guard, tampering, "your");
+  SandboxView view;
+  view.read_only = settings.learner_reads;
+  view.read_only.push_back(programs.learner);
+  if (!settings.test_data.empty()) {
+    view.read_only.push_back(settings.test_data);
+    environment.push_back("LAUNCHLAB_TEST_DATA=" + settings.test_data.string());
+  }
+  view.writable.push_back(scratch / "learner");
+  view.gpu = true;
+  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits, settings.sandbox,
+                                    view, settings.guard, tampering, "your");
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }

@@ -14,6 +14,7 @@ struct LabTest {
   std::string name;                ///< GoogleTest's Suite.Name
   int points = 0;
   std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm"
+  bool is_private = false;         ///< from an instructor's private tests: hidden from students
 
   bool needs_gpu() const;
 };
@@ -43,6 +44,10 @@ class Value;
 /// Reads [[tests]] tables (lab.toml's, or a private overlay's tests.toml);
 /// names must be new to already. Throws std::runtime_error saying what is wrong.
 std::vector<LabTest> read_tests(const Value& tables, const std::vector<LabTest>& already);
+
+/// Reads a private overlay's tests.toml: its [[tests]], marked private, with
+/// names new to already. Throws std::runtime_error naming the file.
+std::vector<LabTest> read_private_tests(const std::filesystem::path& tests_toml, const std::vector<LabTest>& already);
 
 /// Reads labs/<slug>/lab.toml. Throws std::runtime_error naming the file and
 /// what is wrong (a missing key, a wrong type, a test listed twice, ...).

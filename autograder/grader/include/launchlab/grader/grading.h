@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "launchlab/grader/course.h"
+#include "launchlab/grader/stages.h"
 #include "launchlab/grader/value.h"
 
 namespace launchlab::grader {
@@ -73,8 +74,12 @@ struct RunSettings {
   std::vector<std::string> environment;      ///< extra NAME=value for both programs
   /// Runs the learner's program where it cannot reach the grader (sandbox.h);
   /// empty runs it as a plain child.
-  std::function<std::vector<std::string>(const std::vector<std::string>& argv,
-                                         const std::filesystem::path& scratch)> wrap_learner;
+  CommandWrapper sandbox;
+  /// What the learner's program may read there: itself, the tests' data.
+  std::vector<std::filesystem::path> learner_reads;
+  /// The tests' data without their sources, handed to the learner's program
+  /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
+  std::filesystem::path test_data;
 };
 
 /// Runs both programs of a lab under the lab's limits in scratch/ and judges
@@ -107,7 +112,11 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why);
 struct GradeOptions {
   std::filesystem::path course_root;     ///< the pristine course
   std::filesystem::path submission;      ///< a folder with the student files
-  std::filesystem::path work_dir;        ///< where the graded tree is built (kept between runs)
+  std::filesystem::path work_dir;        ///< this grading's folder, emptied first (only a new, empty or grader-made one)
+  /// Where the committed course is exported and its trusted part built, kept
+  /// between gradings of the same revision (empty: inside work_dir).
+  std::filesystem::path trusted_dir;
+  CommandWrapper sandbox;                ///< how submitted code is built and run (sandbox.h)
   std::vector<std::string> only_labs;    ///< slugs; empty grades every lab
   std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
   int build_timeout_seconds = 900;
