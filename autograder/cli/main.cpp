@@ -233,6 +233,9 @@ int command_grade(const Context& ctx, const std::vector<std::string>& args) {
   options.submission = submission.empty() ? ctx.root : fs::absolute(submission);
   std::string work = value_after(args, "--work");
   options.work_dir = work.empty() ? ctx.build / "grade" : fs::absolute(work);
+  // The committed course's trusted part is kept beside the build, so that a
+  // second grading of the same revision rebuilds only the learner's files.
+  options.trusted_dir = ctx.build / "graded-course";
   std::string json = value_after(args, "--json");
   fs::path json_path = json.empty() ? options.work_dir / "results.json" : fs::absolute(json);
   std::string architectures = LAUNCHLAB_CUDA_ARCHITECTURES;
