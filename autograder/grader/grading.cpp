@@ -170,7 +170,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
 
   // The trusted part builds before any submitted code is even looked at.
   log(options, "building the course's reference programs and tests");
-  TrustedBuild trusted = build_trusted_part(course, all_labs, trusted_dir / "build", build);
+  TrustedBuild trusted = build_trusted_part(course, labs, trusted_dir / "build", build);
   if (!trusted.configure_problem.empty()) throw std::runtime_error(trusted.configure_problem);
   for (const auto& [slug, why] : trusted.failed) {
     // The instructor's to read (private tests that do not compile, say); the
@@ -183,7 +183,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   const fs::path exercise_dir = options.work_dir / "exercise";
   const fs::path learner_sources = options.work_dir / "learner-src";
   const fs::path data_dir = options.work_dir / "data";
-  export_exercise_objects(trusted, all_labs, exercise_dir);
+  export_exercise_objects(trusted, labs, exercise_dir);
   assemble_learner_sources(course, submission, learner_sources);
   assemble_test_data(course, labs, data_dir);
 
