@@ -48,7 +48,7 @@ std::string record_text(const NvInfoRecord& r) {
   if (r.format == 4) {
     s << " " << r.value << " bytes:";
     for (std::size_t i = 0; i < r.payload.size() && i < 24; ++i)
-      s << (i % 4 ? "" : " ") << std::hex << std::setw(2) << std::setfill('0')
+      s << (i % 4 ? "" : " ") << std::right << std::hex << std::setw(2) << std::setfill('0')
         << std::to_integer<unsigned>(r.payload[i]) << std::setfill(' ') << std::dec;
     if (r.payload.size() > 24) s << " ...";
   } else {

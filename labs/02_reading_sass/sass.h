@@ -111,11 +111,12 @@ struct ConstantOperand {
 std::optional<ConstantOperand> constant_operand(std::string_view operand);
 
 /// Where the parameters start in constant bank 0 on an architecture, in
-/// bytes (the offset of the first parameter when the parameter buffer is
-/// of the usual size): 0x160 for sm_80, sm_86 and sm_89 (and every
-/// architecture from sm_75 up to sm_89), 0x210 for sm_90, 0x380 for sm_100 and
-/// sm_120 (and every architecture from sm_100 on). Throws
-/// std::invalid_argument for an architecture before sm_75.
+/// bytes, for a kernel with at most 4,352 bytes of parameters: 0x160 for
+/// sm_80, sm_86 and sm_89 (and every architecture from sm_75 up to sm_89),
+/// 0x210 for sm_90, 0x380 for sm_100 and sm_120 (and every architecture from
+/// sm_100 on). A kernel with more has them at 0x1a80 from sm_75 to sm_89
+/// (nvcc 13.0); its cubin's EIATTR_PARAM_CBANK gives each kernel's own base.
+/// Throws std::invalid_argument for an architecture before sm_75.
 std::uint32_t param_base(int arch);
 
 /// A parameter's place in the parameter buffer (from the PTX, the host stub

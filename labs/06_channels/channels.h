@@ -13,8 +13,8 @@
 ///
 /// Encodings are NVIDIA's: clc56f.h (AMPERE_CHANNEL_GPFIFO_A: method headers,
 /// GPFIFO entries, USERD, host methods), clc361.h (the usermode doorbell)
-/// and the compute classes' headers clc6c0.h, clcbc0.h and clcec0.h (launch
-/// methods), in NVIDIA/open-gpu-kernel-modules and NVIDIA/open-gpu-doc.
+/// and the compute classes' headers clc6c0.h, clcbc0.h, clcdc0.h and clcec0.h
+/// (launch methods), in NVIDIA/open-gpu-kernel-modules and NVIDIA/open-gpu-doc.
 ///
 /// Every function here reports bad input by throwing ChannelError (or
 /// qmd::QmdError from chapter 07's code), never by crashing.
@@ -191,7 +191,8 @@ inline constexpr std::uint32_t kSemExecutePayload64 = 1u << 24;    ///< SEM_EXEC
 }  // namespace host_method
 
 /// Compute class methods: the same offsets in AMPERE_COMPUTE_A (clc6c0.h),
-/// HOPPER_COMPUTE_A (clcbc0.h) and BLACKWELL_COMPUTE_B (clcec0.h).
+/// HOPPER_COMPUTE_A (clcbc0.h), BLACKWELL_COMPUTE_A (clcdc0.h) and
+/// BLACKWELL_COMPUTE_B (clcec0.h).
 namespace compute_method {
 inline constexpr std::uint32_t kNoOperation = 0x0100;              ///< NO_OPERATION
 inline constexpr std::uint32_t kWaitForIdle = 0x0110;              ///< WAIT_FOR_IDLE
@@ -200,7 +201,7 @@ inline constexpr std::uint32_t kSendSignalingPcas2B = 0x02c0;      ///< SEND_SIG
 inline constexpr std::uint32_t kSetInlineQmdAddressA = 0x0318;     ///< SET_INLINE_QMD_ADDRESS_A: (QMD address >> 8) >> 32
 inline constexpr std::uint32_t kSetInlineQmdAddressB = 0x031c;     ///< SET_INLINE_QMD_ADDRESS_B: low 32 bits of QMD address >> 8
 inline constexpr std::uint32_t kLoadInlineQmdData = 0x0320;        ///< LOAD_INLINE_QMD_DATA(i) is 0x320 + 4 i
-inline constexpr std::uint32_t kInlineSize384 = 1u << 30;          ///< SET_INLINE_QMD_ADDRESS_A INLINE_SIZE_384 (clcbc0.h, clcec0.h)
+inline constexpr std::uint32_t kInlineSize384 = 1u << 30;          ///< SET_INLINE_QMD_ADDRESS_A INLINE_SIZE_384 (clcbc0.h, clcdc0.h, clcec0.h)
 inline constexpr std::uint32_t kPcasActionInvalidateCopySchedule = 3;  ///< PCAS_ACTION_INVALIDATE_COPY_SCHEDULE
 }  // namespace compute_method
 
@@ -451,7 +452,10 @@ class PushbufferBuilder {
   void launch_inline(unsigned subchannel, std::span<const std::uint32_t> qmd, std::uint64_t qmd_address);
   /// A launch of a QMD already in memory at @p qmd_address (a multiple of
   /// 256): SEND_PCAS_A with the address >> 8, then SEND_SIGNALING_PCAS2_B
-  /// with PCAS_ACTION_INVALIDATE_COPY_SCHEDULE.
+  /// with PCAS_ACTION_INVALIDATE_COPY_SCHEDULE, each as an ordinary method
+  /// of one word (what method() writes: an INC header with COUNT 1, then the
+  /// value), never as an immediate. Four words; on subchannel 1 they are
+  /// 0x200120AD, qmd_address >> 8, 0x200120B0, 3.
   void launch_by_address(unsigned subchannel, std::uint64_t qmd_address);
   /// A host semaphore release of a 32-bit @p payload at @p address (a multiple
   /// of 4, below 2^40) once the engines are idle: SEM_ADDR_LO, SEM_ADDR_HI,
