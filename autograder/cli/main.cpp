@@ -274,7 +274,7 @@ int command_grade(const Context& ctx, const std::vector<std::string>& args) {
     failure = error.what();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Value report = results_json(results, capabilities, seconds);
+  nlohmann::json report = results_json(results, capabilities, seconds);
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;

@@ -15,6 +15,8 @@
 #include "launchlab/grader/stages.h"
 #include "launchlab/grader/value.h"
 
+#include <nlohmann/json.hpp>
+
 namespace launchlab::grader {
 
 /// What this machine can grade.
@@ -140,8 +142,16 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
 /// The score table a person reads.
 void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities);
 
-/// Gradescope's results.json.
-Value results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds);
+/// How results.json shows the tests.
+struct ReportSettings {
+  /// Gradescope's visibility for private tests: hidden, after_due_date,
+  /// after_published or visible.
+  std::string private_visibility = "hidden";
+};
+
+/// Gradescope's results.json (output_format md, each test tagged with its lab).
+nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds,
+                            const ReportSettings& settings = {});
 
 /// Writes text to path atomically (a temporary file, then a rename).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
