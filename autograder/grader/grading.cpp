@@ -135,6 +135,8 @@ void prepare_work_dir(const fs::path& work_dir) {
   }
   fs::create_directories(work_dir);
   std::ofstream(marker) << "a launchlab grading's work folder: emptied at the start of every grading\n";
+  // A sandbox user may pass through it to what it is shown, but not list it.
+  fs::permissions(work_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
 /// The labs a graded lab builds on (06 on 07), which the learner part needs too.
@@ -150,6 +152,10 @@ std::vector<std::string> with_used_labs(const std::vector<Lab>& labs, const fs::
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
   prepare_work_dir(options.work_dir);
   const fs::path trusted_dir = options.trusted_dir.empty() ? options.work_dir / "trusted" : options.trusted_dir;
+  // The committed course with its solutions and tests, and the reference
+  // programs: the grader's alone.
+  fs::create_directories(trusted_dir);
+  fs::permissions(trusted_dir, fs::perms::owner_all);
 
   log(options, "taking the committed course");
   CommittedCourse course = export_committed_course(options.course_root, trusted_dir / "course", options.private_tests);

@@ -189,6 +189,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   std::error_code ignored;
   fs::create_directories(scratch / "learner", ignored);
   fs::create_directories(scratch / "reference", ignored);
+  fs::permissions(scratch / "reference", fs::perms::owner_all, ignored);
 
   RunLimits limits;
   limits.timeout = std::chrono::seconds(lab.timeout_seconds);
