@@ -35,6 +35,13 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
+// "launchlab inspect ARGS...", for messages.
+std::string command_line(const std::vector<std::string>& args) {
+  std::string command = "launchlab inspect";
+  for (const auto& a : args) command += " " + a;
+  return command;
+}
+
 // What `launchlab inspect ARGS...` prints, run in `dir` (so that it prints
 // the bare file names of its arguments).
 std::string inspect(const fs::path& dir, const std::vector<std::string>& args) {
@@ -43,9 +50,8 @@ std::string inspect(const fs::path& dir, const std::vector<std::string>& args) {
   RunLimits limits;
   limits.timeout = std::chrono::seconds(60);
   RunOutcome outcome = run_limited(argv, dir, {}, limits);
-  std::string command = "launchlab inspect";
-  for (const auto& a : args) command += " " + a;
-  EXPECT_TRUE(outcome.exited_cleanly()) << command << ": " << outcome.describe(limits) << "\n" << outcome.output;
+  EXPECT_TRUE(outcome.exited_cleanly()) << command_line(args) << ": " << outcome.describe(limits) << "\n"
+                                        << outcome.output;
   return outcome.output;
 }
 
@@ -78,6 +84,11 @@ std::vector<std::string> lines_of(const std::string& text) {
   failure << "  printed:  " << (i < got.size() ? "\"" + got[i] + "\"" : "(no more lines)") << "\n";
   if (i == want.size() && i == got.size()) failure << "  (the lines agree; the line endings differ)\n";
   return failure;
+}
+
+// `launchlab inspect ARGS...`, run in dir, prints exactly the file expected.
+::testing::AssertionResult prints(const fs::path& dir, const std::vector<std::string>& args, const fs::path& expected) {
+  return same_text(command_line(args), read_text(expected), inspect(dir, args));
 }
 
 // --- .nv.info records, byte for byte ------------------------------------------
@@ -205,8 +216,7 @@ void expect_records_are_the_files_bytes(const fs::path& dir, const std::string& 
 
 TEST(InspectCubin, TextIsExpected) {
   REQUIRE_TOOL("cubin");
-  EXPECT_TRUE(same_text("launchlab inspect cubin vadd.sm_90.cubin", read_text(kInspect / "expected/cubin.vadd.sm_90.txt"),
-                        inspect(kSassFixtures, {"cubin", "vadd.sm_90.cubin"})));
+  EXPECT_TRUE(prints(kSassFixtures, {"cubin", "vadd.sm_90.cubin"}, kInspect / "expected/cubin.vadd.sm_90.txt"));
 }
 
 TEST(InspectCubin, EveryRecordPrintsItsBytesAsXxdDoes) {
@@ -230,9 +240,8 @@ TEST(InspectCubin, EveryRecordPrintsItsBytesAsXxdDoes) {
 
 TEST(InspectCubin, JsonIsExpected) {
   REQUIRE_TOOL("cubin");
-  EXPECT_TRUE(same_text("launchlab inspect cubin vadd.sm_90.cubin --json",
-                        read_text(kInspect / "expected/cubin.vadd.sm_90.json"),
-                        inspect(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"})));
+  EXPECT_TRUE(
+      prints(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"}, kInspect / "expected/cubin.vadd.sm_90.json"));
 }
 
 TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
@@ -265,14 +274,12 @@ TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
 
 TEST(InspectFatbin, TextIsExpected) {
   REQUIRE_TOOL("fatbin");
-  EXPECT_TRUE(same_text("launchlab inspect fatbin vadd_exe", read_text(kInspect / "expected/fatbin.vadd_exe.txt"),
-                        inspect(kContainerFixtures, {"fatbin", "vadd_exe"})));
+  EXPECT_TRUE(prints(kContainerFixtures, {"fatbin", "vadd_exe"}, kInspect / "expected/fatbin.vadd_exe.txt"));
 }
 
 TEST(InspectFatbin, JsonIsExpected) {
   REQUIRE_TOOL("fatbin");
-  EXPECT_TRUE(same_text("launchlab inspect fatbin vadd_exe --json", read_text(kInspect / "expected/fatbin.vadd_exe.json"),
-                        inspect(kContainerFixtures, {"fatbin", "vadd_exe", "--json"})));
+  EXPECT_TRUE(prints(kContainerFixtures, {"fatbin", "vadd_exe", "--json"}, kInspect / "expected/fatbin.vadd_exe.json"));
 }
 
 TEST(InspectFatbin, JsonListsCuobjdumpsEntriesInItsOrder) {
@@ -303,16 +310,14 @@ TEST(InspectFatbin, JsonListsCuobjdumpsEntriesInItsOrder) {
 
 TEST(InspectSass, TextOfACuobjdumpListingIsExpected) {
   REQUIRE_TOOL("sass");
-  EXPECT_TRUE(same_text("launchlab inspect sass vadd.sm_90.cubin.cuobjdump-sass.txt",
-                        read_text(kInspect / "expected/sass.vadd.sm_90.cuobjdump-sass.txt"),
-                        inspect(kSassFixtures, {"sass", "vadd.sm_90.cubin.cuobjdump-sass.txt"})));
+  EXPECT_TRUE(prints(kSassFixtures, {"sass", "vadd.sm_90.cubin.cuobjdump-sass.txt"},
+                     kInspect / "expected/sass.vadd.sm_90.cuobjdump-sass.txt"));
 }
 
 TEST(InspectSass, TextOfAnNvdisasmListingIsExpected) {
   REQUIRE_TOOL("sass");
-  EXPECT_TRUE(same_text("launchlab inspect sass vadd.sm_90.cubin.nvdisasm.txt",
-                        read_text(kInspect / "expected/sass.vadd.sm_90.nvdisasm.txt"),
-                        inspect(kSassFixtures, {"sass", "vadd.sm_90.cubin.nvdisasm.txt"})));
+  EXPECT_TRUE(prints(kSassFixtures, {"sass", "vadd.sm_90.cubin.nvdisasm.txt"},
+                     kInspect / "expected/sass.vadd.sm_90.nvdisasm.txt"));
 }
 
 // --- inspect qmd ----------------------------------------------------------------
@@ -322,34 +327,30 @@ TEST(InspectQmd, TextOfEachVersionIsExpected) {
   for (const auto& [name, version] : std::vector<std::pair<std::string, std::string>>{
            {"vadd_v03", "3"}, {"vadd_v04", "4"}, {"vadd_v05", "5"}, {"stencil_v05", "5"}}) {
     const std::string file = name + ".qmd";
-    EXPECT_TRUE(same_text("launchlab inspect qmd " + file + " --qmd-version " + version,
-                          read_text(kInspect / ("expected/qmd." + name + ".txt")),
-                          inspect(kQmdFixtures, {"qmd", file, "--qmd-version", version})));
+    EXPECT_TRUE(
+        prints(kQmdFixtures, {"qmd", file, "--qmd-version", version}, kInspect / ("expected/qmd." + name + ".txt")));
   }
 }
 
 TEST(InspectQmd, JsonIsWhatTheFixtureScriptWrote) {
   REQUIRE_TOOL("qmd");
-  EXPECT_TRUE(same_text("launchlab inspect qmd vadd_v04.qmd --qmd-version 4 --json",
-                        read_text(kQmdFixtures / "vadd_v04.json"),
-                        inspect(kQmdFixtures, {"qmd", "vadd_v04.qmd", "--qmd-version", "4", "--json"})));
+  EXPECT_TRUE(
+      prints(kQmdFixtures, {"qmd", "vadd_v04.qmd", "--qmd-version", "4", "--json"}, kQmdFixtures / "vadd_v04.json"));
 }
 
 // --- inspect pushbuf --------------------------------------------------------------
 
 TEST(InspectPushbuf, TextIsWhatTheFixtureScriptWrote) {
   REQUIRE_TOOL("pushbuf");
-  EXPECT_TRUE(same_text("launchlab inspect pushbuf launch_pcas_v03.pushbuf",
-                        read_text(kChannelFixtures / "launch_pcas_v03.txt"),
-                        inspect(kChannelFixtures, {"pushbuf", "launch_pcas_v03.pushbuf"})));
+  EXPECT_TRUE(
+      prints(kChannelFixtures, {"pushbuf", "launch_pcas_v03.pushbuf"}, kChannelFixtures / "launch_pcas_v03.txt"));
 }
 
 TEST(InspectPushbuf, JsonIsWhatTheFixtureScriptWrote) {
   REQUIRE_TOOL("pushbuf");
   for (const char* name : {"launch_pcas_v03", "launch_inline_v04"}) {
     const std::string file = std::string(name) + ".pushbuf";
-    EXPECT_TRUE(same_text("launchlab inspect pushbuf " + file + " --json",
-                          read_text(kChannelFixtures / (std::string(name) + ".json")),
-                          inspect(kChannelFixtures, {"pushbuf", file, "--json"})));
+    EXPECT_TRUE(
+        prints(kChannelFixtures, {"pushbuf", file, "--json"}, kChannelFixtures / (std::string(name) + ".json")));
   }
 }
