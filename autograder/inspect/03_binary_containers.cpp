@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "containers.h"
 #include "launchlab/grader/value.h"
@@ -41,20 +42,50 @@ std::string hex(std::uint64_t v) {
   return s.str();
 }
 
+// Two lowercase hex digits a byte, written without a stream, so that no
+// stream state (std::left, a fill) can change them.
+void append_hex_byte(std::string& out, std::uint8_t byte) {
+  static const char digits[] = "0123456789abcdef";
+  out += digits[byte >> 4];
+  out += digits[byte & 0xf];
+}
+
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+// A record as the reader decoded it: its name, format and value, then its
+// bytes (the four of its header, then the payload) as `xxd -s OFFSET -l
+// LENGTH -g 4 FILE` shows them: groups of four bytes in file order, sixteen
+// bytes a line, each line led by the file offset of its first byte.
 std::string record_text(const NvInfoRecord& r) {
   static const char* formats[] = {"?", "NVAL", "BVAL", "HVAL", "SVAL"};
-  std::ostringstream s;
-  s << "    " << std::left << std::setw(36) << attribute_name(r.attribute) << (r.format <= 4 ? formats[r.format] : "?");
-  if (r.format == 4) {
-    s << " " << r.value << " bytes:";
-    for (std::size_t i = 0; i < r.payload.size() && i < 24; ++i)
-      s << (i % 4 ? "" : " ") << std::right << std::hex << std::setw(2) << std::setfill('0')
-        << std::to_integer<unsigned>(r.payload[i]) << std::setfill(' ') << std::dec;
-    if (r.payload.size() > 24) s << " ...";
-  } else {
-    s << " " << hex(r.value);
+  std::vector<std::uint8_t> bytes = {r.format, r.attribute, static_cast<std::uint8_t>(r.value & 0xff),
+                                     static_cast<std::uint8_t>(r.value >> 8)};
+  for (std::byte b : r.payload) bytes.push_back(std::to_integer<std::uint8_t>(b));
+  const std::string format = r.format <= 4 ? formats[r.format] : "?";
+  const std::string value = r.format == 4 ? std::to_string(r.value) + " bytes" : hex(r.value);
+  const std::string lead = padded(attribute_name(r.attribute), 36) + padded(format + " " + value, 16);
+  constexpr std::size_t kLine = 16;
+  std::string out;
+  for (std::size_t line = 0; line < bytes.size(); line += kLine) {
+    if (line) out += "\n";
+    out += "    " + padded(hex(r.offset + line), 10) + (line ? std::string(lead.size(), ' ') : lead);
+    for (std::size_t i = line; i < bytes.size() && i < line + kLine; ++i) {
+      if (i > line && i % 4 == 0) out += ' ';
+      append_hex_byte(out, bytes[i]);
+    }
   }
-  return s.str();
+  return out;
+}
+
+// The header line of one .nv.info section: its name, where its bytes are
+// and how many (readelf -SW shows the same).
+std::string section_line(const ElfFile& elf, const std::string& name) {
+  const ElfSection* section = elf.find_section(name);
+  if (!section) return "  " + name + ": (no such section)";
+  return "  " + name + " at " + hex(section->offset) + ", " + std::to_string(section->size) + " bytes:";
 }
 
 int run_cubin(const std::vector<std::string>& args) {
@@ -102,11 +133,11 @@ int run_cubin(const std::vector<std::string>& args) {
                 << hex(k.param_base + p.offset) << "]\n";
     std::cout << "  max threads  " << (k.max_threads ? std::to_string(*k.max_threads) : "-") << "\n"
               << "  stack frame  " << k.frame_size.value_or(0) << " bytes\n"
-              << "  .nv.info." << k.name << ":\n";
+              << section_line(elf, ".nv.info." + k.name) << "\n";
     for (const auto& r : k.records) std::cout << record_text(r) << "\n";
   }
   if (!info.module_records.empty()) {
-    std::cout << "\n.nv.info:\n";
+    std::cout << "\n" << section_line(elf, ".nv.info") << "\n";
     for (const auto& r : info.module_records) std::cout << record_text(r) << "\n";
   }
   return 0;

@@ -63,8 +63,11 @@ struct Function {
 /// Reads one instruction from the text between the address comment and the
 /// `;` that ends it, e.g. `@P0 EXIT` or `LDG.E R2, desc[UR4][R2.64]`
 /// (leading and trailing blanks, and a trailing `;`, are allowed).
-/// Throws std::runtime_error when there is no mnemonic, when a bracket does
-/// not close, or when an operand is empty (`R1, , R2`).
+/// Throws std::runtime_error, whose message names what is wrong with the
+/// word "mnemonic", "bracket" or "operand": when there is no mnemonic (an
+/// empty text, `@P0 ;`), when a bracket does not close or closes one that
+/// never opened (`desc[UR4][R2.64`, `R3]`), or when an operand is empty
+/// (`R1, , R2`).
 Instruction parse_instruction(std::string_view text);
 
 /// Reads the output of `cuobjdump -sass FILE`, FILE being a cubin, an
