@@ -239,6 +239,7 @@ struct GradeArguments {
   std::vector<std::string> labs;  ///< slugs, once parsed
   int test_timeout_seconds = 0;   ///< 0: each lab's own
   std::string private_tests;
+  std::string private_visibility = "hidden";
   std::string seed;
   std::vector<std::string> cmake_args;
 };
@@ -248,9 +249,11 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
   using launchlab::cli::whole_number;
   CLI::App& grade = *app.add_subcommand("grade", "grade every lab over a pristine copy of the course: a score table and results.json");
   grade.group("Grading");
+  // A missing folder is the instructor's mistake, which results.json reports
+  // (command_grade), rather than an error before results.json is written.
   grade.add_option("--submission", args.submission,
                    "the student's files: DIR/labs/NN_slug/FILE, DIR/NN_slug/FILE or DIR/FILE (default: this course's labs/)")
-      ->type_name("DIR")->check(launchlab::cli::existing_folder());
+      ->type_name("DIR");
   grade.add_option("--json", args.json, "where Gradescope's results.json goes (default: WORK/results.json)")->type_name("PATH");
   grade.add_option("--labs", args.labs, "grade only these labs, by number or slug (default: every lab)")
       ->type_name("NN,NN")->delimiter(',')->transform(course.lab_number(true));
@@ -261,7 +264,10 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
       ->type_name("SECONDS")->check(whole_number(1, 24 * 3600));
   grade.add_option("--private-tests", args.private_tests,
                    "private tests merged in for this grading: DIR/NN_slug/*.cpp, and their points in DIR/NN_slug/tests.toml")
-      ->type_name("DIR")->check(launchlab::cli::existing_folder());
+      ->type_name("DIR");
+  grade.add_option("--private-visibility", args.private_visibility,
+                   "how results.json shows the private tests to students (Gradescope's visibility)")
+      ->type_name("WHEN")->check(CLI::IsMember({"hidden", "after_due_date", "after_published", "visible"}));
   grade.add_option("--seed", args.seed, "the secret seed of the tests' random inputs (LAUNCHLAB_SEED), so that they differ from what the learner saw")
       ->type_name("N")->check(unsigned_64());
   grade.add_option("--cmake-arg", args.cmake_args, "one more option for configuring the graded tree; repeat it for more")
@@ -289,18 +295,24 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
   options.seed = args.seed;
   options.only_labs = args.labs;
-  if (!fs::is_directory(options.submission)) throw std::runtime_error("no submission folder " + options.submission.string());
 
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::vector<LabResult> results;
   std::string failure;
   try {
+    // The instructor's mistakes too end in a results.json that says what is wrong.
+    if (!fs::is_directory(options.submission)) throw std::runtime_error("no submission folder " + options.submission.string());
+    if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
+      throw std::runtime_error("no private tests folder " + options.private_tests.string());
+    }
     results = grade_submission(options, capabilities);
   } catch (const std::exception& error) {
     failure = error.what();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::json report = results_json(results, capabilities, seconds);
+  ReportSettings report_settings;
+  report_settings.private_visibility = args.private_visibility;
+  nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;
