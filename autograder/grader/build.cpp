@@ -142,11 +142,10 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
 }
 
 LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercise_dir, const std::vector<Lab>& labs,
-                                const std::vector<Lab>& all_labs, const fs::path& build_dir, const BuildSettings& settings) {
+                                const fs::path& build_dir, const BuildSettings& settings) {
   LearnerBuild learner;
   learner.build_dir = build_dir;
   const RunLimits limits = build_limits(settings);
-  (void)all_labs;
   SandboxView view;
   view.read_only = {sources, exercise_dir};
   view.writable = {build_dir};

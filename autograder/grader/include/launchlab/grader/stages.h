@@ -111,8 +111,8 @@ struct LearnerBuild {
 };
 
 LearnerBuild build_learner_part(const std::filesystem::path& sources, const std::filesystem::path& exercise_dir,
-                                const std::vector<Lab>& labs, const std::vector<Lab>& all_labs,
-                                const std::filesystem::path& build_dir, const BuildSettings& settings);
+                                const std::vector<Lab>& labs, const std::filesystem::path& build_dir,
+                                const BuildSettings& settings);
 
 /// The lines of a build log that say what went wrong, paths below `root` made relative.
 std::string build_errors(const std::string& log_text, const std::filesystem::path& root);
