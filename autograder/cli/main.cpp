@@ -171,8 +171,11 @@ int command_test(const Context& ctx, const Lab& lab, bool solution) {
   }
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::cerr << "Running " << lab.tests.size() << " tests ..." << std::endl;
+  RunSettings settings;
+  settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
+  fs::create_directories(ctx.build / "run");
   auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
-                               capabilities, ctx.build / "run" / target);
+                               capabilities, ctx.build / "run" / target, settings);
 
   int points = 0, gradable = 0, not_gradable = 0;
   bool any_failed = false;

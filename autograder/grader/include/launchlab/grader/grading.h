@@ -79,6 +79,9 @@ struct RunSettings {
   CommandWrapper sandbox;
   /// What the learner's program may read there: itself, the tests' data.
   std::vector<std::filesystem::path> learner_reads;
+  /// A file that keeps the reference's transcript between a learner's
+  /// re-tests (empty: the reference runs every time, as when grading).
+  std::filesystem::path reference_cache;
   /// The tests' data without their sources, handed to the learner's program
   /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
   std::filesystem::path test_data;
