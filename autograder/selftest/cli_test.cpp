@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "launchlab/cli/arguments.h"
@@ -93,8 +95,24 @@ TEST_F(Cli, ABadOrMissingValueIsNamed) {
   expect_refused({"grade", "--test-timeout", "0"}, "--test-timeout: '0' is out of range");
   expect_refused({"grade", "--test-timeout"}, "--test-timeout");
   expect_refused({"grade", "--seed", "abc"}, "--seed: 'abc' is not an unsigned 64-bit number");
-  expect_refused({"grade", "--submission", (build_ / "nowhere").string()}, "--submission: Directory does not exist");
-  expect_refused({"grade", "--private-tests", (build_ / "nowhere").string()}, "--private-tests: Directory does not exist");
+  expect_refused({"grade", "--private-visibility", "sometimes"}, "--private-visibility");
+}
+
+// A folder that is not there is the instructor's mistake about this grading,
+// not a malformed command: it ends in a results.json that says what is wrong,
+// before anything is built.
+TEST_F(Cli, AMissingFolderIsReportedInResultsJson) {
+  for (const char* option : {"--submission", "--private-tests"}) {
+    const fs::path json = build_ / "results.json";
+    fs::remove(json);
+    RunOutcome outcome = launchlab({"grade", option, (build_ / "nowhere").string(), "--json", json.string()});
+    EXPECT_EQ(outcome.exit_code, 1) << option << "\n" << outcome.output;
+    EXPECT_LT(seconds_, 10) << option;
+    std::ifstream in(json);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("nowhere"), std::string::npos) << option << ": results.json should name the folder:\n" << text;
+    EXPECT_NE(text.find("\"score\": 0"), std::string::npos) << option << ":\n" << text;
+  }
 }
 
 TEST_F(Cli, LabNumbersAreCheckedAgainstTheCourse) {
