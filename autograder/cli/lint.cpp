@@ -1,5 +1,7 @@
 #include "lint.h"
 
+#include "launchlab/grader/stages.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -13,13 +15,6 @@ namespace fs = std::filesystem;
 using namespace launchlab::grader;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool has_sources(const fs::path& dir) {
   if (!fs::is_directory(dir)) return false;

@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::uintmax_t kStudentFileLimit = 1u << 20;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string trim(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -53,6 +46,13 @@ bool is_test_source(const fs::path& path) {
 }
 
 }  // namespace
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 namespace {
 

@@ -32,6 +32,9 @@ using CommandWrapper =
 
 // ------------------------------------------------------------ assemble
 
+/// A file's whole content ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+
 /// The course as committed: `git archive HEAD` of a clone, or a release
 /// export (a folder with a .launchlab-release file naming its revision).
 /// Never a working tree: an uncommitted edit is not the course.
