@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -20,6 +21,7 @@
 #include "launchlab/cli/arguments.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/sandbox.h"
 #include "lint.h"
 
 namespace fs = std::filesystem;
@@ -244,6 +246,7 @@ struct GradeArguments {
   std::string private_tests;
   std::string private_visibility = "hidden";
   std::string seed;
+  int time_limit_seconds = 0;     ///< 0: none
   std::vector<std::string> cmake_args;
 };
 
@@ -273,6 +276,9 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
       ->type_name("WHEN")->check(CLI::IsMember({"hidden", "after_due_date", "after_published", "visible"}));
   grade.add_option("--seed", args.seed, "the secret seed of the tests' random inputs (LAUNCHLAB_SEED), so that they differ from what the learner saw")
       ->type_name("N")->check(unsigned_64());
+  grade.add_option("--time-limit", args.time_limit_seconds,
+                   "a wall clock for the whole grading: past it, every run is ended and results.json says so (default: none)")
+      ->type_name("SECONDS")->check(whole_number(1, 7 * 24 * 3600));
   grade.add_option("--cmake-arg", args.cmake_args, "one more option for configuring the graded tree; repeat it for more")
       ->type_name("-DX=Y")->allow_extra_args(false);
   grade.footer("Only the student files each lab.toml names are taken from the submission. The exit status is 0 only on\n"
@@ -281,6 +287,9 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
 }
 
 int command_grade(const Context& ctx, const GradeArguments& args) {
+  // Before anything runs: the processes the grading starts cannot ptrace
+  // the grader, read its memory or write its /proc files.
+  harden_grader_process();
   const auto start = std::chrono::steady_clock::now();
   GradeOptions options;
   options.course_root = ctx.root;
@@ -290,6 +299,17 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   // second grading of the same revision rebuilds only the learner's files.
   options.trusted_dir = ctx.build / "graded-course";
   fs::path json_path = args.json.empty() ? options.work_dir / "results.json" : fs::absolute(args.json);
+  std::optional<WallClockLimit> wall_clock;
+  if (args.time_limit_seconds > 0) {
+    wall_clock.emplace(std::chrono::seconds(args.time_limit_seconds), [json_path, limit = args.time_limit_seconds] {
+      nlohmann::json stopped = {{"score", 0},
+                                {"output", "The grading took longer than its wall clock of " + std::to_string(limit) +
+                                               " s and was stopped; nothing was graded. The course staff can see the log."},
+                                {"tests", nlohmann::json::array()}};
+      write_file_atomically(json_path, stopped.dump(2) + "\n");
+      std::cout << "launchlab grade: stopped by the wall clock after " << limit << " s\n" << std::flush;
+    });
+  }
   std::string architectures = LAUNCHLAB_CUDA_ARCHITECTURES;
   std::replace(architectures.begin(), architectures.end(), ',', ';');
   options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
@@ -308,6 +328,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
     if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
       throw std::runtime_error("no private tests folder " + options.private_tests.string());
     }
+    options.sandbox = choose_sandbox();
+    std::cerr << "launchlab grade: sandbox: " << options.sandbox.describe() << std::endl;
     results = grade_submission(options, capabilities);
   } catch (const std::exception& error) {
     failure = error.what();
@@ -316,6 +338,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   ReportSettings report_settings;
   report_settings.private_visibility = args.private_visibility;
   nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
+  report["extra_data"]["sandbox"] = options.sandbox.describe();
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;

@@ -71,7 +71,7 @@ struct ProgramRuns {
 
 ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
                         const std::vector<std::string>& environment, const RunLimits& limits,
-                        const CommandWrapper& wrap, const SandboxView& view,
+                        const Sandbox& sandbox,
                         GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
   ProgramRuns runs;
   std::vector<std::string> remaining;
@@ -96,8 +96,7 @@ ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& 
     };
     std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(remaining),
                                      "--gtest_color=no"};
-    if (wrap) argv = wrap(argv, view);
-    RunOutcome outcome = run_limited(argv, scratch, environment, limits, watch, &channel);
+    RunOutcome outcome = run_limited(argv, scratch, environment, limits, sandbox, watch, &channel);
     runs.text += channel.report;
     Transcript transcript = parse_transcript(channel.report);
     if (channel.overflowed) transcript.done = false;
@@ -223,7 +222,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
   }
   if (!cached) {
-    reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {}, {}, nullptr,
+    reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, Sandbox{}, nullptr,
                             tampering, "the reference's");
     if (!settings.reference_cache.empty() && reference.why_missing.empty()) {
       std::ofstream(settings.reference_cache, std::ios::binary | std::ios::trunc) << cache_key << reference.text;
@@ -238,8 +237,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;
-  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits, settings.sandbox,
-                                    view, settings.guard, tampering, "your");
+  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
+                                    sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }

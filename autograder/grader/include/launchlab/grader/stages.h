@@ -15,6 +15,7 @@
 
 #include "launchlab/grader/course.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/sandbox.h"
 
 namespace launchlab::grader {
 
@@ -25,10 +26,9 @@ struct SandboxView {
   bool gpu = false;
 };
 
-/// Turns a command into the same command run where submitted code cannot
-/// reach the grader (sandbox.h); empty, or identity, when there is none.
-using CommandWrapper =
-    std::function<std::vector<std::string>(const std::vector<std::string>& argv, const SandboxView& view)>;
+/// The grading's sandbox (chosen once, sandbox.h's choose_sandbox) with one
+/// run's view added as its binds.
+Sandbox sandbox_for(const Sandbox& grading, const SandboxView& view);
 
 // ------------------------------------------------------------ assemble
 
@@ -84,7 +84,7 @@ void add_private_tests(const std::filesystem::path& private_tests, std::vector<L
 struct BuildSettings {
   std::vector<std::string> cmake_args;   ///< extra -D options
   int timeout_seconds = 900;
-  CommandWrapper sandbox;                ///< how the learner's part is built
+  Sandbox sandbox;                       ///< where the learner's part is built
 };
 
 /// The trusted part, built from the committed course alone: each lab's
