@@ -43,7 +43,8 @@ void usage(std::ostream& out) {
          "  test NN [--solution]         build and run lab NN's tests on your code\n"
          "  hint NN [--all]              the next hint for lab NN (or all of them)\n"
          "  docs                         build the course site (Sphinx)\n"
-         "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n\n"
+         "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n"
+         "  trace [--json] -- PROGRAM    what libcuda wrote for each launch of PROGRAM (trace --help)\n\n"
          "Grading:\n"
          "  grade [--submission DIR] [--json PATH] [--labs NN,NN] [--work DIR]\n"
          "        [--test-timeout SECONDS] [--private-tests DIR] [--seed N] [--cmake-arg -DX=Y]...\n"
@@ -368,6 +369,21 @@ int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
   return run_visible_quietly(argv);
 }
 
+/// `launchlab trace`: built like the inspect tools, from lab 12 (autograder/trace/).
+int command_trace(const Context& ctx, const std::vector<std::string>& args) {
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(15);
+  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_trace"}, {}, {}, limits);
+  if (!built.exited_cleanly()) {
+    std::cerr << built.output << "\nlaunchlab trace is built from your lab 12 (and labs 03, 04, 06, 07), and it does not "
+                 "build (the messages above say why).\n";
+    return 1;
+  }
+  std::vector<std::string> argv = {(ctx.build / "autograder" / "trace" / "launchlab-trace").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_visible_quietly(argv);
+}
+
 int command_lint(const Context& ctx) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
@@ -398,6 +414,7 @@ int main(int argc, char** argv) {
     if (command == "check") return command_check(ctx);
     if (command == "lint") return command_lint(ctx);
     if (command == "inspect") return command_inspect(ctx, args);
+    if (command == "trace") return command_trace(ctx, args);
     std::cerr << "launchlab: unknown command '" << command << "'\n\n";
     usage(std::cerr);
     return 2;
