@@ -23,18 +23,20 @@ fail() {
 }
 
 [[ -d "$submission" ]] || fail "no submission folder is mounted at $submission"
-[[ -w "$results" ]] || fail "the results folder $results is not writable by the grader (uid $(id -u))"
+[[ -w "$results" ]] || fail "the results folder $results is not writable by the grader"
+id launchlab-sandbox >/dev/null 2>&1 || fail "the image has no launchlab-sandbox user"
 
 # A prebuilt tree (made when the image was built) saves rebuilding the course.
-if [[ -d "$HOME/prebuilt" && ! -e "$LAUNCHLAB_BUILD_ROOT/$LAUNCHLAB_PRESET" ]]; then
+if [[ -d /opt/launchlab-prebuilt && ! -e "$LAUNCHLAB_BUILD_ROOT/$LAUNCHLAB_PRESET" ]]; then
   mkdir -p "$LAUNCHLAB_BUILD_ROOT"
-  cp -a "$HOME/prebuilt/." "$LAUNCHLAB_BUILD_ROOT/" || fail "could not copy the prebuilt course"
+  cp -a /opt/launchlab-prebuilt/. "$LAUNCHLAB_BUILD_ROOT/" || fail "could not copy the prebuilt course"
 fi
+mkdir -p "$LAUNCHLAB_BUILD_ROOT" && chmod 0700 "$LAUNCHLAB_BUILD_ROOT"
 if ! log=$(/opt/launchlab/launchlab help 2>&1 >/dev/null); then
   fail "the launchlab program could not be built: $(printf '%s' "$log" | tail -n 20)"
 fi
 
-# As the container's first process the grader cannot be killed from inside,
-# and it ends everything a submission leaves running (see process.cpp).
+# The grader, as the container's first process, reaps what the sandboxed
+# runs leave; the sandbox user's processes end with each run.
 exec /opt/launchlab/launchlab grade --submission "$submission" --json "$json" \
-  --work "$LAUNCHLAB_BUILD_ROOT/grade" "$@"
+  --work /tmp/launchlab-grading "$@"

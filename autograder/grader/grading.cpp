@@ -117,349 +117,119 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why) {
 
 namespace {
 
-std::string clip(std::string text, std::size_t limit) {
-  if (text.size() > limit) {
-    text.resize(limit);
-    text += "\n[... cut ...]";
-  }
-  return text;
-}
-
 void log(const GradeOptions& options, const std::string& line) {
   if (options.verbose) std::cerr << "launchlab grade: " << line << std::endl;
 }
 
-std::string read_small_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// Copies when the content differs, so that an unchanged file keeps its time
-/// stamp and the build stays incremental between submissions.
-void copy_if_different(const fs::path& from, const fs::path& to) {
-  std::error_code error;
-  if (fs::exists(to, error) && fs::file_size(from) == fs::file_size(to, error) &&
-      read_small_file(from) == read_small_file(to)) {
-    return;
+/// A work folder for one grading: emptied first, and only when it is empty
+/// already or was made by an earlier grading, so that nothing an earlier
+/// grading (or a submission) left there is used again.
+void prepare_work_dir(const fs::path& work_dir) {
+  const fs::path marker = work_dir / ".launchlab-work";
+  std::error_code ignored;
+  if (fs::exists(work_dir) && !fs::is_empty(work_dir, ignored) && !fs::exists(marker)) {
+    throw std::runtime_error(work_dir.string() + " is not empty and was not made by the grader: give --work an empty or new folder");
   }
-  fs::create_directories(to.parent_path());
-  fs::remove(to, error);
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
-}
-
-constexpr std::uintmax_t kStudentFileLimit = 1u << 20;
-
-/// Where the submission holds a student file: labs/<slug>/<file>, <slug>/<file>,
-/// or <file> at its top when that name belongs to one lab only. Refuses what
-/// is not a plain, small file: the grader never follows a link out of the
-/// submission.
-std::optional<fs::path> find_student_file(const fs::path& submission, const Lab& lab, const std::string& file,
-                                          bool name_is_unique, std::string& note) {
-  std::vector<fs::path> candidates = {submission / "labs" / lab.slug / file, submission / lab.slug / file};
-  if (name_is_unique) candidates.push_back(submission / file);
-  for (const auto& candidate : candidates) {
-    struct stat info {};
-    if (lstat(candidate.c_str(), &info) != 0) continue;
-    if (S_ISLNK(info.st_mode)) {
-      note += file + " is a symbolic link; links are refused, so the starter's " + file + " was used.\n";
-      return std::nullopt;
-    }
-    if (!S_ISREG(info.st_mode)) {
-      note += file + " is not a regular file; the starter's " + file + " was used.\n";
-      return std::nullopt;
-    }
-    if (static_cast<std::uintmax_t>(info.st_size) > kStudentFileLimit) {
-      note += file + " is larger than 1 MiB; the starter's " + file + " was used.\n";
-      return std::nullopt;
-    }
-    return candidate;
+  if (fs::exists(work_dir)) {
+    for (const auto& entry : fs::directory_iterator(work_dir)) fs::remove_all(entry.path(), ignored);
   }
-  note += file + " is not in the submission; the starter's " + file + " was used.\n";
-  return std::nullopt;
-}
-
-/// The pristine files the graded tree needs: the build system, the test
-/// support and tests, and the labs. The grader itself, the solutions and
-/// the docs stay out.
-bool belongs_to_graded_tree(const fs::path& relative) {
-  std::string first = relative.begin()->string();
-  // The solutions build the reference program; only the grader reads them.
-  if (relative == "CMakeLists.txt" || first == "cmake" || first == "labs" || first == "solutions") return true;
-  if (first != "autograder") return false;
-  auto it = std::next(relative.begin());
-  if (it == relative.end()) return false;
-  std::string second = it->string();
-  return second == "CMakeLists.txt" || second == "support" || second == "tests";
-}
-
-std::string build_errors(const std::string& log_text, const fs::path& src) {
-  std::istringstream lines(log_text);
-  std::string line;
-  std::string errors;
-  int kept = 0;
-  std::string prefix = src.string() + "/";
-  while (std::getline(lines, line) && kept < 40) {
-    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos) continue;
-    for (std::size_t at; (at = line.find(prefix)) != std::string::npos;) line.erase(at, prefix.size());
-    errors += line + "\n";
-    ++kept;
-  }
-  return errors.empty() ? clip(log_text, 3000) : errors;
+  fs::create_directories(work_dir);
+  std::ofstream(marker) << "a launchlab grading's work folder: emptied at the start of every grading\n";
+  // A sandbox user may pass through it to what it is shown, but not list it.
+  fs::permissions(work_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
 }  // namespace
 
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
-  std::vector<Lab> labs = load_course(options.course_root);
+  prepare_work_dir(options.work_dir);
+  const fs::path trusted_dir = options.trusted_dir.empty() ? options.work_dir / "trusted" : options.trusted_dir;
+  // The committed course with its solutions and tests, and the reference
+  // programs: the grader's alone.
+  fs::create_directories(trusted_dir);
+  fs::permissions(trusted_dir, fs::perms::owner_all);
+
+  log(options, "taking the committed course");
+  CommittedCourse course = export_committed_course(options.course_root, trusted_dir / "course", options.private_tests);
+  const std::vector<Lab> all_labs = load_course(course.root);
+  std::vector<Lab> labs = all_labs;
   if (!options.only_labs.empty()) {
     std::erase_if(labs, [&](const Lab& lab) {
       return std::find(options.only_labs.begin(), options.only_labs.end(), lab.slug) == options.only_labs.end();
     });
   }
   if (labs.empty()) throw std::runtime_error("no lab to grade");
+  if (!options.private_tests.empty()) add_private_tests(options.private_tests, labs);
 
-  const fs::path src = options.work_dir / "src";
-  const fs::path build = options.work_dir / "build";
-  fs::create_directories(src);
+  BuildSettings build;
+  build.cmake_args = options.cmake_args;
+  build.timeout_seconds = options.build_timeout_seconds;
+  build.sandbox = options.sandbox;
 
-  // Which student file names appear in one lab only (a flat submission).
-  std::map<std::string, int> name_count;
-  for (const auto& lab : load_course(options.course_root)) {
-    for (const auto& file : lab.student_files) ++name_count[file];
-  }
-
-  // The set of files the graded tree holds, with where each comes from.
-  std::map<fs::path, fs::path> wanted;
-  std::map<std::string, std::string> notes;
-  for (auto it = fs::recursive_directory_iterator(options.course_root);
-       it != fs::recursive_directory_iterator(); ++it) {
-    fs::path relative = fs::relative(it->path(), options.course_root);
-    if (it->is_directory() && !belongs_to_graded_tree(relative) && relative.begin()->string() != "autograder") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file() && !it->is_symlink() && belongs_to_graded_tree(relative)) {
-      wanted[relative] = it->path();
-    }
-  }
-  for (const auto& lab : labs) {
-    for (const auto& file : lab.student_files) {
-      std::string note;
-      auto found = find_student_file(options.submission, lab, file, name_count[file] == 1, note);
-      if (found) wanted[fs::path("labs") / lab.slug / file] = *found;
-      notes[lab.slug] += note;
-    }
-  }
-  // Private tests join the lab's own, under names a public test cannot have.
-  if (!options.private_tests.empty()) {
-    for (auto& lab : labs) {
-      fs::path dir = options.private_tests / lab.slug;
-      if (!fs::is_directory(dir)) continue;
-      for (const auto& entry : fs::directory_iterator(dir)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".cpp") {
-          wanted[fs::path("autograder") / "tests" / lab.slug / ("private_" + entry.path().filename().string())] = entry.path();
-        }
-      }
-      if (fs::exists(dir / "tests.toml")) {
-        try {
-          Value doc = parse_toml(read_small_file(dir / "tests.toml"));
-          const Value* tables = doc.find("tests");
-          if (!tables) throw std::runtime_error("no [[tests]]");
-          for (auto& test : read_tests(*tables, lab.tests)) lab.tests.push_back(std::move(test));
-        } catch (const std::exception& error) {
-          throw std::runtime_error((dir / "tests.toml").string() + ": " + error.what());
-        }
-      }
-    }
-  }
-  for (const auto& [relative, from] : wanted) copy_if_different(from, src / relative);
-  // Files left by an earlier grading that this one does not hold.
-  std::vector<fs::path> stale;
-  for (const auto& entry : fs::recursive_directory_iterator(src)) {
-    if (entry.is_regular_file() && !wanted.count(fs::relative(entry.path(), src))) stale.push_back(entry.path());
-  }
-  for (const auto& path : stale) fs::remove(path);
-
-  // Every lab is configured (a lab may build on an earlier one); only the
-  // graded labs' test programs are built.
-  std::vector<std::string> configure = {"cmake", "-S", src.string(), "-B", build.string(),
-                                        "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_WITH_SOLUTIONS=ON",
-                                        "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS="};
-  if (!fs::exists(build / "CMakeCache.txt") && executable_on_path("ninja", {})) {
-    configure.insert(configure.end(), {"-G", "Ninja"});
-  }
-  configure.insert(configure.end(), options.cmake_args.begin(), options.cmake_args.end());
-  RunLimits build_limits;
-  build_limits.timeout = std::chrono::seconds(options.build_timeout_seconds);
-  build_limits.output_limit = 64u << 20;
-  // A graded tree configured with the same command over the same files is
-  // configured already: the build reruns CMake by itself when a
-  // CMakeLists.txt changes. A file added or gone (a private test) reconfigures.
-  std::string command_line;
-  for (const auto& arg : configure) command_line += arg + "\n";
-  for (const auto& [relative, from] : wanted) command_line += relative.string() + "\n";
-  const fs::path stamp = build / "launchlab-configure-command";
-  RunOutcome configured;
-  if (fs::exists(build / "CMakeCache.txt") && fs::exists(stamp) && read_small_file(stamp) == command_line) {
-    configured.exit_code = 0;
-  } else {
-    log(options, "configuring the graded tree");
-    std::error_code ignored;
-    fs::remove(stamp, ignored);
-    configured = run_limited(configure, options.work_dir, {}, build_limits);
-    if (configured.exited_cleanly()) write_file_atomically(stamp, command_line);
+  // The trusted part builds before any submitted code is even looked at.
+  log(options, "building the course's reference programs and tests");
+  TrustedBuild trusted = build_trusted_part(course, labs, trusted_dir / "build", build);
+  if (!trusted.configure_problem.empty()) throw std::runtime_error(trusted.configure_problem);
+  for (const auto& [slug, why] : trusted.failed) {
+    // The instructor's to read (private tests that do not compile, say); the
+    // learner is only told that the lab could not be graded.
+    std::cerr << "launchlab grade: COURSE PROBLEM in " << slug << ": " << why << std::endl;
   }
 
-  // Every lab is built before any submitted code runs, and what the runs
-  // need is guarded from then on: code run for one lab cannot change what
-  // another lab is graded with.
+  log(options, "taking the submission's files");
+  SubmissionFiles submission = find_submission_files(options.submission, labs, all_labs);
+  const fs::path exercise_dir = options.work_dir / "exercise";
+  const fs::path learner_sources = options.work_dir / "learner-src";
+  const fs::path data_dir = options.work_dir / "data";
+  export_exercise_objects(trusted, labs, exercise_dir);
+  assemble_learner_sources(course, submission, learner_sources);
+  assemble_test_data(course, labs, data_dir);
+
+  log(options, "building the submission");
+  LearnerBuild learner =
+      build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build);
+
   std::vector<LabResult> results;
-  std::vector<bool> runnable;
+  GuardedFiles guard;
+  guard.add(data_dir);
   for (const auto& lab : labs) {
     LabResult result{lab, std::nullopt, {}};
-    std::string note = notes[lab.slug];
+    const std::string& note = submission.notes[lab.slug];
     if (!note.empty()) result.problem = note;
-    if (!configured.exited_cleanly()) {
-      result.problem = "the graded tree could not be configured (" + configured.describe(build_limits) + "):\n" +
-                       build_errors(configured.output, src);
-      result.tests = all_failed(lab, *result.problem);
-      results.push_back(std::move(result));
-      runnable.push_back(false);
-      continue;
-    }
-    log(options, "building " + lab.slug);
-    RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", lab.test_binary_name(),
-                                    lab.reference_binary_name()},
-                                   options.work_dir, {}, build_limits);
-    if (!built.exited_cleanly()) {
-      result.problem = note + "the lab did not compile (the build " + built.describe(build_limits) + "):\n" +
-                       build_errors(built.output, src);
-      result.tests = all_failed(lab, *result.problem);
-      runnable.push_back(false);
+    if (auto failed = trusted.failed.find(lab.slug); failed != trusted.failed.end()) {
+      for (const auto& test : lab.tests) {
+        result.tests.push_back({test.name, 0, test.points, TestStatus::not_graded,
+                                "not graded: this lab could not be graded because of a problem in the course, which "
+                                "the instructor has been told of; it costs you nothing"});
+      }
+    } else if (!learner.configure_problem.empty()) {
+      result.problem = note + learner.configure_problem;
+      result.tests = all_failed(lab, learner.configure_problem);
+    } else if (auto failed = learner.failed.find(lab.slug); failed != learner.failed.end()) {
+      result.problem = note + failed->second;
+      result.tests = all_failed(lab, failed->second);
     } else {
-      runnable.push_back(true);
+      guard.add(learner.build_dir / "tests" / lab.test_binary_name());
+      guard.add(trusted.build_dir / "tests" / lab.reference_binary_name());
     }
     results.push_back(std::move(result));
   }
-  GuardedFiles guard;
-  guard.add(src / "autograder" / "tests");
-  for (std::size_t i = 0; i < labs.size(); ++i) {
-    if (runnable[i]) {
-      guard.add(build / "tests" / labs[i].test_binary_name());
-      guard.add(build / "tests" / labs[i].reference_binary_name());
-    }
-  }
-  for (std::size_t i = 0; i < labs.size(); ++i) {
-    if (!runnable[i]) continue;
-    Lab lab = labs[i];
+  for (auto& result : results) {
+    if (!result.tests.empty()) continue;
+    Lab lab = result.lab;
     if (options.test_timeout_seconds) lab.test_timeout_seconds = *options.test_timeout_seconds;
     log(options, "running the tests of " + lab.slug);
-    fs::path scratch = options.work_dir / "run" / lab.slug;
-    std::error_code ignored;
-    fs::remove_all(scratch, ignored);
     RunSettings settings;
     settings.guard = &guard;
+    settings.sandbox = options.sandbox;
+    settings.test_data = data_dir;
     if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
-    results[i].tests = run_lab_tests(
-        lab, {build / "tests" / lab.test_binary_name(), build / "tests" / lab.reference_binary_name()}, capabilities,
-        scratch, settings);
+    result.tests = run_lab_tests(lab,
+                                 {learner.build_dir / "tests" / lab.test_binary_name(),
+                                  trusted.build_dir / "tests" / lab.reference_binary_name()},
+                                 capabilities, options.work_dir / "run" / lab.slug, settings);
   }
   return results;
-}
-
-// ------------------------------------------------------------ reporting
-
-bool full_marks(const std::vector<LabResult>& labs) {
-  for (const auto& lab : labs) {
-    for (const auto& test : lab.tests) {
-      if (test.status == TestStatus::failed) return false;
-    }
-  }
-  return true;
-}
-
-void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities) {
-  int points = 0, gradable = 0, not_gradable = 0;
-  out << "\n" << std::left << std::setw(26) << "lab" << std::right << std::setw(10) << "points" << std::setw(9)
-      << "passed" << std::setw(9) << "failed" << std::setw(22) << "not gradable here" << "\n";
-  for (const auto& lab : labs) {
-    int passed = 0, failed = 0, skipped = 0;
-    for (const auto& test : lab.tests) {
-      if (test.status == TestStatus::passed) ++passed;
-      else if (test.status == TestStatus::failed) ++failed;
-      else ++skipped;
-    }
-    std::string score = std::to_string(lab.points()) + "/" + std::to_string(lab.gradable_max());
-    std::string aside = skipped ? std::to_string(skipped) + " tests, " + std::to_string(lab.not_gradable_points()) + " pts" : "-";
-    out << std::left << std::setw(26) << lab.lab.slug << std::right << std::setw(10) << score << std::setw(9) << passed
-        << std::setw(9) << failed << std::setw(22) << aside << "\n";
-    if (lab.problem) {
-      std::istringstream lines(*lab.problem);
-      std::string line;
-      for (int shown = 0; std::getline(lines, line) && shown < 8; ++shown) out << "    ! " << line << "\n";
-    }
-    points += lab.points();
-    gradable += lab.gradable_max();
-    not_gradable += lab.not_gradable_points();
-  }
-  out << "\nScore: " << points << "/" << gradable << " points graded here";
-  if (not_gradable > 0) {
-    out << "; " << not_gradable << " more points were NOT graded here (" << capabilities.gpu_detail
-        << "): they need a GPU or a CUDA tool this machine lacks";
-  }
-  out << ".\n";
-}
-
-Value results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds) {
-  Value root = Value::Object{};
-  Value tests = Value::Array{};
-  int points = 0, gradable = 0, not_gradable = 0;
-  for (const auto& lab : labs) {
-    int index = 0;
-    for (const auto& test : lab.tests) {
-      ++index;
-      Value entry = Value::Object{};
-      entry["name"] = lab.lab.slug + ": " + test.name;
-      entry["number"] = lab.lab.number() + "." + std::to_string(index);
-      entry["score"] = test.points;
-      entry["max_score"] = test.max_points;
-      // Gradescope knows only passed and failed; a test that could not run
-      // here is neither, so it carries no status and says why in its output.
-      if (test.status == TestStatus::passed || test.status == TestStatus::failed) {
-        entry["status"] = to_string(test.status);
-      }
-      std::string output = test.message;
-      if (test.status == TestStatus::needs_gpu || test.status == TestStatus::needs_tool) {
-        output = "NOT GRADED HERE: " + output;
-      }
-      entry["output"] = output;
-      entry["visibility"] = "visible";
-      Value extra = Value::Object{};
-      extra["lab"] = lab.lab.slug;
-      extra["outcome"] = to_string(test.status);
-      entry["extra_data"] = std::move(extra);
-      tests.as_array().push_back(std::move(entry));
-    }
-    points += lab.points();
-    gradable += lab.gradable_max();
-    not_gradable += lab.not_gradable_points();
-  }
-  std::ostringstream summary;
-  print_score_table(summary, labs, capabilities);
-  root["score"] = points;
-  root["execution_time"] = static_cast<std::int64_t>(seconds);
-  root["output"] = summary.str();
-  root["visibility"] = "visible";
-  root["stdout_visibility"] = "hidden";
-  root["tests"] = std::move(tests);
-  Value extra = Value::Object{};
-  extra["gradable_max_score"] = gradable;
-  extra["not_gradable_points"] = not_gradable;
-  extra["gpu"] = capabilities.gpu ? Value(capabilities.gpu_detail) : Value();
-  root["extra_data"] = std::move(extra);
-  return root;
 }
 
 void write_file_atomically(const fs::path& path, const std::string& text) {

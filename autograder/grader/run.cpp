@@ -2,6 +2,7 @@
 // transcript; then the judge, test by test.
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -65,11 +66,12 @@ class TranscriptFollower {
 struct ProgramRuns {
   Transcript transcript;
   std::map<std::string, std::string> why_missing;
+  std::string text;  ///< every run's transcript, one after the other
 };
 
 ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
                         const std::vector<std::string>& environment, const RunLimits& limits,
-                        const std::function<std::vector<std::string>(const std::vector<std::string>&, const fs::path&)>& wrap,
+                        const CommandWrapper& wrap, const SandboxView& view,
                         GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
   ProgramRuns runs;
   std::vector<std::string> remaining;
@@ -94,8 +96,9 @@ ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& 
     };
     std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(remaining),
                                      "--gtest_color=no"};
-    if (wrap) argv = wrap(argv, scratch);
+    if (wrap) argv = wrap(argv, view);
     RunOutcome outcome = run_limited(argv, scratch, environment, limits, watch, &channel);
+    runs.text += channel.report;
     Transcript transcript = parse_transcript(channel.report);
     if (channel.overflowed) transcript.done = false;
 
@@ -189,6 +192,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   std::error_code ignored;
   fs::create_directories(scratch / "learner", ignored);
   fs::create_directories(scratch / "reference", ignored);
+  fs::permissions(scratch / "reference", fs::perms::owner_all, ignored);
 
   RunLimits limits;
   limits.timeout = std::chrono::seconds(lab.timeout_seconds);
@@ -197,11 +201,45 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
 
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it
-  // records is what the learner's program is compared with.
-  ProgramRuns reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {},
-                                      nullptr, tampering, "the reference's");
-  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
-                                    settings.wrap_learner, settings.guard, tampering, "your");
+  // records is what the learner's program is compared with. A learner's
+  // re-test reads it from the cache while the reference program and the
+  // environment are the same.
+  ProgramRuns reference;
+  const std::string cache_key = [&] {
+    std::string key = programs.reference.string() + "\n";
+    std::error_code error;
+    key += std::to_string(fs::last_write_time(programs.reference, error).time_since_epoch().count()) + "\n";
+    for (const auto& entry : environment) key += entry + "\n";
+    return key;
+  }();
+  bool cached = false;
+  if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
+    std::ifstream in(settings.reference_cache, std::ios::binary);
+    std::string key_line, text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.starts_with(cache_key)) {
+      reference.text = text.substr(cache_key.size());
+      reference.transcript = parse_transcript(reference.text);
+      cached = true;
+    }
+  }
+  if (!cached) {
+    reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {}, {}, nullptr,
+                            tampering, "the reference's");
+    if (!settings.reference_cache.empty() && reference.why_missing.empty()) {
+      std::ofstream(settings.reference_cache, std::ios::binary | std::ios::trunc) << cache_key << reference.text;
+    }
+  }
+  SandboxView view;
+  view.read_only = settings.learner_reads;
+  view.read_only.push_back(programs.learner);
+  if (!settings.test_data.empty()) {
+    view.read_only.push_back(settings.test_data);
+    environment.push_back("LAUNCHLAB_TEST_DATA=" + settings.test_data.string());
+  }
+  view.writable.push_back(scratch / "learner");
+  view.gpu = true;
+  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits, settings.sandbox,
+                                    view, settings.guard, tampering, "your");
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }

@@ -3,12 +3,15 @@
 // executable or a shared library.
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "containers.h"
+#include "launchlab/cli/arguments.h"
 #include "launchlab/grader/value.h"
 #include "tool.h"
 
@@ -21,16 +24,12 @@ struct Args {
   bool json = false;
 };
 
-Args parse_args(const std::vector<std::string>& args, const char* usage) {
-  Args out;
-  bool have_file = false;
-  for (const auto& a : args) {
-    if (a == "--json") out.json = true;
-    else if (!a.empty() && a[0] != '-' && !have_file) out.file = a, have_file = true;
-    else throw std::runtime_error("unexpected argument '" + a + "'; usage: " + usage);
-  }
-  if (!have_file) throw std::runtime_error(std::string("usage: ") + usage);
-  return out;
+/// FILE [--json], the arguments of both tools.
+std::shared_ptr<Args> file_and_json(CLI::App& command, const std::string& what) {
+  auto args = std::make_shared<Args>();
+  command.add_option("FILE", args->file, what)->required()->check(launchlab::cli::existing_file());
+  command.add_flag("--json", args->json, "print JSON instead of text");
+  return args;
 }
 
 Value optional_value(const std::optional<std::uint32_t>& v) { return v ? Value(static_cast<std::int64_t>(*v)) : Value(); }
@@ -41,24 +40,53 @@ std::string hex(std::uint64_t v) {
   return s.str();
 }
 
-std::string record_text(const NvInfoRecord& r) {
-  static const char* formats[] = {"?", "NVAL", "BVAL", "HVAL", "SVAL"};
-  std::ostringstream s;
-  s << "    " << std::left << std::setw(36) << attribute_name(r.attribute) << (r.format <= 4 ? formats[r.format] : "?");
-  if (r.format == 4) {
-    s << " " << r.value << " bytes:";
-    for (std::size_t i = 0; i < r.payload.size() && i < 24; ++i)
-      s << (i % 4 ? "" : " ") << std::hex << std::setw(2) << std::setfill('0')
-        << std::to_integer<unsigned>(r.payload[i]) << std::setfill(' ') << std::dec;
-    if (r.payload.size() > 24) s << " ...";
-  } else {
-    s << " " << hex(r.value);
-  }
-  return s.str();
+// Two lowercase hex digits a byte, written without a stream, so that no
+// stream state (std::left, a fill) can change them.
+void append_hex_byte(std::string& out, std::uint8_t byte) {
+  static const char digits[] = "0123456789abcdef";
+  out += digits[byte >> 4];
+  out += digits[byte & 0xf];
 }
 
-int run_cubin(const std::vector<std::string>& args) {
-  Args a = parse_args(args, "cubin FILE [--json]");
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+// A record as the reader decoded it: its name, format and value, then its
+// bytes (the four of its header, then the payload) as `xxd -s OFFSET -l
+// LENGTH -g 4 FILE` shows them: groups of four bytes in file order, sixteen
+// bytes a line, each line led by the file offset of its first byte.
+std::string record_text(const NvInfoRecord& r) {
+  static const char* formats[] = {"?", "NVAL", "BVAL", "HVAL", "SVAL"};
+  std::vector<std::uint8_t> bytes = {r.format, r.attribute, static_cast<std::uint8_t>(r.value & 0xff),
+                                     static_cast<std::uint8_t>(r.value >> 8)};
+  for (std::byte b : r.payload) bytes.push_back(std::to_integer<std::uint8_t>(b));
+  const std::string format = r.format <= 4 ? formats[r.format] : "?";
+  const std::string value = r.format == 4 ? std::to_string(r.value) + " bytes" : hex(r.value);
+  const std::string lead = padded(attribute_name(r.attribute), 36) + padded(format + " " + value, 16);
+  constexpr std::size_t kLine = 16;
+  std::string out;
+  for (std::size_t line = 0; line < bytes.size(); line += kLine) {
+    if (line) out += "\n";
+    out += "    " + padded(hex(r.offset + line), 10) + (line ? std::string(lead.size(), ' ') : lead);
+    for (std::size_t i = line; i < bytes.size() && i < line + kLine; ++i) {
+      if (i > line && i % 4 == 0) out += ' ';
+      append_hex_byte(out, bytes[i]);
+    }
+  }
+  return out;
+}
+
+// The header line of one .nv.info section: its name, where its bytes are
+// and how many (readelf -SW shows the same).
+std::string section_line(const ElfFile& elf, const std::string& name) {
+  const ElfSection* section = elf.find_section(name);
+  if (!section) return "  " + name + ": (no such section)";
+  return "  " + name + " at " + hex(section->offset) + ", " + std::to_string(section->size) + " bytes:";
+}
+
+int run_cubin(const Args& a) {
   MappedFile file(a.file);
   ElfFile elf = read_elf(file.bytes());
   if (elf.machine != 190)
@@ -102,18 +130,17 @@ int run_cubin(const std::vector<std::string>& args) {
                 << hex(k.param_base + p.offset) << "]\n";
     std::cout << "  max threads  " << (k.max_threads ? std::to_string(*k.max_threads) : "-") << "\n"
               << "  stack frame  " << k.frame_size.value_or(0) << " bytes\n"
-              << "  .nv.info." << k.name << ":\n";
+              << section_line(elf, ".nv.info." + k.name) << "\n";
     for (const auto& r : k.records) std::cout << record_text(r) << "\n";
   }
   if (!info.module_records.empty()) {
-    std::cout << "\n.nv.info:\n";
+    std::cout << "\n" << section_line(elf, ".nv.info") << "\n";
     for (const auto& r : info.module_records) std::cout << record_text(r) << "\n";
   }
   return 0;
 }
 
-int run_fatbin(const std::vector<std::string>& args) {
-  Args a = parse_args(args, "fatbin FILE [--json]");
+int run_fatbin(const Args& a) {
   MappedFile file(a.file);
   FatbinFile fb = read_fatbin_file(file.bytes());
   if (a.json) {
@@ -155,7 +182,17 @@ int run_fatbin(const std::vector<std::string>& args) {
   return 0;
 }
 
+launchlab::inspect::ToolRun cubin_tool(CLI::App& command) {
+  auto args = file_and_json(command, "a cubin (an ELF file for a GPU)");
+  return [args] { return run_cubin(*args); };
+}
+
+launchlab::inspect::ToolRun fatbin_tool(CLI::App& command) {
+  auto args = file_and_json(command, "a .fatbin, an object, an executable or a shared library");
+  return [args] { return run_fatbin(*args); };
+}
+
 }  // namespace
 
-LAUNCHLAB_INSPECT_TOOL({"cubin", "cubin FILE [--json]", "03_binary_containers", run_cubin});
-LAUNCHLAB_INSPECT_TOOL({"fatbin", "fatbin FILE [--json]", "03_binary_containers", run_fatbin});
+LAUNCHLAB_INSPECT_TOOL({"cubin", "a cubin's kernels: registers, parameters, .nv.info records", "03_binary_containers", cubin_tool});
+LAUNCHLAB_INSPECT_TOOL({"fatbin", "the fatbin containers of a file and their PTX and ELF entries", "03_binary_containers", fatbin_tool});

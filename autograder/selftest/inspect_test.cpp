@@ -1,10 +1,15 @@
-// `launchlab inspect cubin|fatbin --json`, built from the solutions, against
-// what cuobjdump said of the same committed files (its listings sit beside
-// them, with the commands that made them).
+// The inspect tools, built from the solutions, on committed files: every
+// printed format of every tool (cubin, fatbin, sass, qmd, pushbuf; text and
+// JSON) compared byte for byte with what it must print (inspect/README.md
+// says where each expected file comes from), every .nv.info record's bytes
+// compared with the file's (and with xxd's, where xxd is installed), and the
+// JSON compared with what cuobjdump said of the same files.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -17,28 +22,231 @@ using namespace launchlab::grader;
 namespace {
 
 const fs::path kTests = fs::path(LAUNCHLAB_SOURCE_DIR) / "autograder" / "tests";
-
-Value inspect_json(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(60);
-  RunOutcome outcome = run_limited(argv, {}, {}, limits);
-  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
-  return parse_json(outcome.output);
-}
+const fs::path kInspect = fs::path(LAUNCHLAB_SELFTEST_DIR) / "inspect";
+const fs::path kSassFixtures = kTests / "02_reading_sass" / "fixtures";
+const fs::path kContainerFixtures = kTests / "03_binary_containers" / "fixtures";
+const fs::path kChannelFixtures = kTests / "06_channels" / "fixtures";
+const fs::path kQmdFixtures = kTests / "07_qmd" / "fixtures";
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
+// "launchlab inspect ARGS...", for messages.
+std::string command_line(const std::vector<std::string>& args) {
+  std::string command = "launchlab inspect";
+  for (const auto& a : args) command += " " + a;
+  return command;
+}
+
+// What `launchlab inspect ARGS...` prints, run in `dir` (so that it prints
+// the bare file names of its arguments).
+std::string inspect(const fs::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome outcome = run_limited(argv, dir, {}, limits);
+  EXPECT_TRUE(outcome.exited_cleanly()) << command_line(args) << ": " << outcome.describe(limits) << "\n"
+                                        << outcome.output;
+  return outcome.output;
+}
+
+// Whether this build has the tool (a lab that is not configured has none).
+bool has_tool(const std::string& name) {
+  static const std::string help = inspect(fs::current_path(), {"help"});
+  return help.find("\n  " + name + " ") != std::string::npos;
+}
+
+#define REQUIRE_TOOL(name) \
+  if (!has_tool(name)) GTEST_SKIP() << "this build has no `inspect " name "` (its lab is not configured)"
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Expected and printed text, equal byte for byte; otherwise the first line
+// where they differ, both ways.
+::testing::AssertionResult same_text(const std::string& what, const std::string& expected, const std::string& printed) {
+  if (expected == printed) return ::testing::AssertionSuccess();
+  const auto want = lines_of(expected), got = lines_of(printed);
+  std::size_t i = 0;
+  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
+  auto failure = ::testing::AssertionFailure();
+  failure << what << " differs from what it must print, first at line " << i + 1 << ":\n";
+  failure << "  expected: " << (i < want.size() ? "\"" + want[i] + "\"" : "(no more lines)") << "\n";
+  failure << "  printed:  " << (i < got.size() ? "\"" + got[i] + "\"" : "(no more lines)") << "\n";
+  if (i == want.size() && i == got.size()) failure << "  (the lines agree; the line endings differ)\n";
+  return failure;
+}
+
+// `launchlab inspect ARGS...`, run in dir, prints exactly the file expected.
+::testing::AssertionResult prints(const fs::path& dir, const std::vector<std::string>& args, const fs::path& expected) {
+  return same_text(command_line(args), read_text(expected), inspect(dir, args));
+}
+
+// --- .nv.info records, byte for byte ------------------------------------------
+
+std::string hex_groups(const std::vector<std::uint8_t>& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i && i % 4 == 0) out += ' ';
+    out += digits[bytes[i] >> 4];
+    out += digits[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+bool is_hex_group(const std::string& token) {
+  return !token.empty() && token.size() <= 8 && token.size() % 2 == 0 &&
+         token.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// One line of a record as `inspect cubin` prints it: the file offset of its
+// first byte and its bytes, in groups of four, in file order.
+struct RecordLine {
+  std::uint64_t offset = 0;
+  std::string groups;  ///< "041c1800 40000000 ..."
+  std::size_t length = 0;
+  bool starts_record = false;  ///< the line names an attribute
+};
+
+// The section header lines ("  .nv.info.NAME at 0x57c, 120 bytes:") and the
+// record lines under each.
+struct PrintedSection {
+  std::string name;
+  std::uint64_t offset = 0, size = 0;
+  std::vector<RecordLine> lines;
+};
+
+std::vector<PrintedSection> printed_sections(const std::string& text) {
+  static const std::regex section(R"(^  (\.nv\.info\S*) at 0x([0-9a-f]+), ([0-9]+) bytes:$)");
+  static const std::regex record(R"(^    0x([0-9a-f]+) +(.*)$)");
+  std::vector<PrintedSection> sections;
+  bool in_section = false;  // the lines since the last section header are its records
+  std::smatch m;
+  for (const auto& line : lines_of(text)) {
+    if (std::regex_match(line, m, section)) {
+      sections.push_back({m[1], std::stoull(m[2], nullptr, 16), std::stoull(m[3]), {}});
+      in_section = true;
+    } else if (in_section && std::regex_match(line, m, record)) {
+      std::vector<std::string> tokens;
+      std::istringstream words(m[2].str());
+      for (std::string w; words >> w;) tokens.push_back(w);
+      std::size_t first = tokens.size();
+      while (first > 0 && is_hex_group(tokens[first - 1])) --first;
+      RecordLine r;
+      r.offset = std::stoull(m[1], nullptr, 16);
+      r.starts_record = first > 0;
+      for (std::size_t i = first; i < tokens.size(); ++i) {
+        r.groups += (i > first ? " " : "") + tokens[i];
+        r.length += tokens[i].size() / 2;
+      }
+      sections.back().lines.push_back(r);
+    } else {
+      in_section = false;
+    }
+  }
+  return sections;
+}
+
+// The hex groups xxd prints for LENGTH bytes at OFFSET of FILE (`xxd -s
+// OFFSET -l LENGTH -g 4`), its lines joined by spaces; nothing without xxd.
+std::optional<std::string> xxd_groups(const fs::path& file, std::uint64_t offset, std::size_t length) {
+  static const bool have_xxd = std::system("command -v xxd >/dev/null 2>&1") == 0;
+  if (!have_xxd) return std::nullopt;
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(10);
+  RunOutcome out = run_limited({"/bin/sh", "-c", "exec xxd -s \"$0\" -l \"$1\" -g 4 \"$2\"", std::to_string(offset),
+                                std::to_string(length), file.string()},
+                               {}, {}, limits);
+  EXPECT_TRUE(out.exited_cleanly()) << out.output;
+  std::string joined;
+  for (const auto& line : lines_of(out.output)) {
+    // "00000534: 042f0800 08000000 0c000000 04110800  ./.............."
+    std::size_t colon = line.find(": ");
+    if (colon == std::string::npos) continue;
+    std::string hex = line.substr(colon + 2, line.find("  ", colon + 2) - colon - 2);
+    joined += (joined.empty() ? "" : " ") + hex;
+  }
+  return joined;
+}
+
+void expect_records_are_the_files_bytes(const fs::path& dir, const std::string& name) {
+  SCOPED_TRACE("launchlab inspect cubin " + name);
+  const fs::path file = dir / name;
+  const std::string bytes = read_text(file);
+  const auto sections = printed_sections(inspect(dir, {"cubin", name}));
+  ASSERT_FALSE(sections.empty()) << "no .nv.info section printed";
+  for (const auto& s : sections) {
+    SCOPED_TRACE(s.name);
+    ASSERT_FALSE(s.lines.empty()) << "no records printed";
+    ASSERT_LE(s.offset + s.size, bytes.size()) << "the section lies outside the file";
+    // The records tile the section: each starts where the last one ended.
+    std::uint64_t at = s.offset;
+    for (const auto& line : s.lines) {
+      std::ostringstream where;
+      where << "the line for offset 0x" << std::hex << line.offset;
+      EXPECT_EQ(line.offset, at) << where.str() << " should be at 0x" << std::hex << at;
+      ASSERT_LE(line.offset + line.length, bytes.size()) << where.str();
+      EXPECT_TRUE(line.starts_record || line.length > 0) << where.str() << " has no bytes";
+      std::vector<std::uint8_t> in_file(bytes.begin() + static_cast<std::ptrdiff_t>(line.offset),
+                                        bytes.begin() + static_cast<std::ptrdiff_t>(line.offset + line.length));
+      EXPECT_EQ(line.groups, hex_groups(in_file)) << where.str() << ": the file's bytes there";
+      if (auto xxd = xxd_groups(file, line.offset, line.length)) {
+        EXPECT_EQ(line.groups, *xxd) << where.str() << ": xxd -s " << line.offset << " -l " << line.length << " -g 4";
+      }
+      EXPECT_LE(line.length, 16u) << where.str() << ": xxd prints sixteen bytes a line";
+      at = line.offset + line.length;
+    }
+    EXPECT_EQ(at, s.offset + s.size) << "the records end where the section ends";
+  }
+}
+
 }  // namespace
 
+// --- inspect cubin ------------------------------------------------------------
+
+TEST(InspectCubin, TextIsExpected) {
+  REQUIRE_TOOL("cubin");
+  EXPECT_TRUE(prints(kSassFixtures, {"cubin", "vadd.sm_90.cubin"}, kInspect / "expected/cubin.vadd.sm_90.txt"));
+}
+
+TEST(InspectCubin, EveryRecordPrintsItsBytesAsXxdDoes) {
+  REQUIRE_TOOL("cubin");
+  // Every committed cubin, six architectures; and one whose record of exit
+  // offsets takes two lines.
+  int cubins = 0;
+  for (const auto& entry : fs::directory_iterator(kSassFixtures)) {
+    if (entry.path().extension() != ".cubin") continue;
+    expect_records_are_the_files_bytes(kSassFixtures, entry.path().filename().string());
+    ++cubins;
+  }
+  EXPECT_GE(cubins, 10);
+  expect_records_are_the_files_bytes(kInspect, "exits.sm_90.cubin");
+  const auto exits = printed_sections(inspect(kInspect, {"cubin", "exits.sm_90.cubin"}));
+  std::size_t continued = 0;
+  for (const auto& s : exits)
+    for (const auto& line : s.lines) continued += line.starts_record ? 0 : 1;
+  EXPECT_GE(continued, 1u) << "exits.sm_90.cubin's EIATTR_EXIT_INSTR_OFFSETS should take a second line";
+}
+
+TEST(InspectCubin, JsonIsExpected) {
+  REQUIRE_TOOL("cubin");
+  EXPECT_TRUE(
+      prints(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"}, kInspect / "expected/cubin.vadd.sm_90.json"));
+}
+
 TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
-  Value cubin = inspect_json({"cubin", (kTests / "02_reading_sass/fixtures/vadd.sm_90.cubin").string(), "--json"});
+  REQUIRE_TOOL("cubin");
+  Value cubin = parse_json(inspect(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"}));
   EXPECT_EQ(cubin.find("arch")->as_int(), 90);
   const auto& kernels = cubin.find("kernels")->as_array();
   ASSERT_EQ(kernels.size(), 1u);
@@ -46,7 +254,7 @@ TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
   EXPECT_EQ(vadd.find("name")->as_string(), "_Z4vaddPKfS0_Pfi");
   // cuobjdump -res-usage: "REG:12 ... CONSTANT[0]:556".
   std::smatch registers;
-  const std::string usage = read_text(kTests / "03_binary_containers/fixtures/vadd.sm_90.cubin.res-usage.txt");
+  const std::string usage = read_text(kContainerFixtures / "vadd.sm_90.cubin.res-usage.txt");
   ASSERT_TRUE(std::regex_search(usage, registers, std::regex("REG:([0-9]+)")));
   EXPECT_EQ(vadd.find("registers")->as_int(), std::stoi(registers[1]));
   // sm_90 puts the parameters at c[0x0][0x210]; a, b, c are pointers, n an int.
@@ -62,24 +270,126 @@ TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
   }
 }
 
+// --- inspect fatbin -----------------------------------------------------------
+
+TEST(InspectFatbin, TextIsExpected) {
+  REQUIRE_TOOL("fatbin");
+  EXPECT_TRUE(prints(kContainerFixtures, {"fatbin", "vadd_exe"}, kInspect / "expected/fatbin.vadd_exe.txt"));
+}
+
+TEST(InspectFatbin, JsonIsExpected) {
+  REQUIRE_TOOL("fatbin");
+  EXPECT_TRUE(prints(kContainerFixtures, {"fatbin", "vadd_exe", "--json"}, kInspect / "expected/fatbin.vadd_exe.json"));
+}
+
 TEST(InspectFatbin, JsonListsCuobjdumpsEntriesInItsOrder) {
-  Value fatbin = inspect_json({"fatbin", (kTests / "03_binary_containers/fixtures/vadd.fatbin").string(), "--json"});
-  // cuobjdump --list-elf --list-ptx: "ELF file    1: vadd.1.sm_80.cubin", "PTX file    1: vadd.1.sm_90.ptx".
-  std::vector<std::pair<std::string, int>> listed;
-  std::istringstream lines(read_text(kTests / "03_binary_containers/fixtures/vadd.fatbin.list.txt"));
-  std::string line;
-  std::smatch match;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, match, std::regex("^(ELF|PTX) file +[0-9]+: .*\\.sm_([0-9]+)[a-z]?\\.(cubin|ptx)$"))) {
-      listed.emplace_back(match[1] == "ELF" ? "elf" : "ptx", std::stoi(match[2]));
+  REQUIRE_TOOL("fatbin");
+  for (const char* name : {"vadd.fatbin", "vadd_exe"}) {
+    SCOPED_TRACE(name);
+    Value fatbin = parse_json(inspect(kContainerFixtures, {"fatbin", name, "--json"}));
+    // cuobjdump --list-elf --list-ptx: "ELF file    1: vadd.1.sm_80.cubin", "PTX file    1: vadd.1.sm_90.ptx".
+    std::vector<std::pair<std::string, int>> listed;
+    std::smatch match;
+    for (const auto& line : lines_of(read_text(kContainerFixtures / (std::string(name) + ".list.txt")))) {
+      if (std::regex_search(line, match, std::regex("^(ELF|PTX) file +[0-9]+: .*\\.sm_([0-9]+)[a-z]?\\.(cubin|ptx)$"))) {
+        listed.emplace_back(match[1] == "ELF" ? "elf" : "ptx", std::stoi(match[2]));
+      }
+    }
+    ASSERT_FALSE(listed.empty());
+    const auto& entries = fatbin.find("entries")->as_array();
+    ASSERT_EQ(entries.size(), listed.size());
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      EXPECT_EQ(entries[i].find("kind")->as_string(), listed[i].first) << "entry " << i;
+      EXPECT_EQ(entries[i].find("arch")->as_int(), listed[i].second) << "entry " << i;
+      EXPECT_GT(entries[i].find("payload_size")->as_int(), 0) << "entry " << i;
     }
   }
-  ASSERT_FALSE(listed.empty());
-  const auto& entries = fatbin.find("entries")->as_array();
-  ASSERT_EQ(entries.size(), listed.size());
-  for (std::size_t i = 0; i < listed.size(); ++i) {
-    EXPECT_EQ(entries[i].find("kind")->as_string(), listed[i].first) << "entry " << i;
-    EXPECT_EQ(entries[i].find("arch")->as_int(), listed[i].second) << "entry " << i;
-    EXPECT_GT(entries[i].find("payload_size")->as_int(), 0) << "entry " << i;
+}
+
+// --- inspect sass -------------------------------------------------------------
+
+TEST(InspectSass, TextOfACuobjdumpListingIsExpected) {
+  REQUIRE_TOOL("sass");
+  EXPECT_TRUE(prints(kSassFixtures, {"sass", "vadd.sm_90.cubin.cuobjdump-sass.txt"},
+                     kInspect / "expected/sass.vadd.sm_90.cuobjdump-sass.txt"));
+}
+
+TEST(InspectSass, TextOfAnNvdisasmListingIsExpected) {
+  REQUIRE_TOOL("sass");
+  EXPECT_TRUE(prints(kSassFixtures, {"sass", "vadd.sm_90.cubin.nvdisasm.txt"},
+                     kInspect / "expected/sass.vadd.sm_90.nvdisasm.txt"));
+}
+
+// --- inspect qmd ----------------------------------------------------------------
+
+TEST(InspectQmd, TextOfEachVersionIsExpected) {
+  REQUIRE_TOOL("qmd");
+  for (const auto& [name, version] : std::vector<std::pair<std::string, std::string>>{
+           {"vadd_v03", "3"}, {"vadd_v04", "4"}, {"vadd_v05", "5"}, {"stencil_v05", "5"}}) {
+    const std::string file = name + ".qmd";
+    EXPECT_TRUE(
+        prints(kQmdFixtures, {"qmd", file, "--qmd-version", version}, kInspect / ("expected/qmd." + name + ".txt")));
+  }
+}
+
+TEST(InspectQmd, JsonIsWhatTheFixtureScriptWrote) {
+  REQUIRE_TOOL("qmd");
+  EXPECT_TRUE(
+      prints(kQmdFixtures, {"qmd", "vadd_v04.qmd", "--qmd-version", "4", "--json"}, kQmdFixtures / "vadd_v04.json"));
+}
+
+// --- inspect pushbuf --------------------------------------------------------------
+
+TEST(InspectPushbuf, TextIsWhatTheFixtureScriptWrote) {
+  REQUIRE_TOOL("pushbuf");
+  EXPECT_TRUE(
+      prints(kChannelFixtures, {"pushbuf", "launch_pcas_v03.pushbuf"}, kChannelFixtures / "launch_pcas_v03.txt"));
+}
+
+TEST(InspectPushbuf, JsonIsWhatTheFixtureScriptWrote) {
+  REQUIRE_TOOL("pushbuf");
+  for (const char* name : {"launch_pcas_v03", "launch_inline_v04"}) {
+    const std::string file = std::string(name) + ".pushbuf";
+    EXPECT_TRUE(
+        prints(kChannelFixtures, {"pushbuf", file, "--json"}, kChannelFixtures / (std::string(name) + ".json")));
+  }
+}
+
+// The tools read their arguments as the launchlab program does: a missing
+// file, an unknown option or a bad value is named, with status 2.
+TEST(InspectArguments, AreCheckedBeforeAToolRuns) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  const std::string cubin = (kTests / "02_reading_sass/fixtures/vadd.sm_90.cubin").string();
+  for (const Case& c : {
+           Case{{"cubin"}, "launchlab inspect cubin: FILE is required"},
+           Case{{"cubin", cubin, "--jsno"}, "launchlab inspect cubin: unknown option '--jsno' (did you mean '--json'?)"},
+           Case{{"fatbin", "/nowhere/at/all"}, "launchlab inspect fatbin: FILE: File does not exist: /nowhere/at/all"},
+           Case{{"qmd", cubin}, "launchlab inspect qmd: --qmd-version is required"},
+           Case{{"qmd", cubin, "--qmd-version", "9"}, "launchlab inspect qmd: --qmd-version: 9 not in {3,4,5}"},
+           Case{{"cubn", cubin}, "launchlab inspect: unknown command 'cubn' (did you mean 'cubin'?)"},
+       }) {
+    std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    RunLimits limits;
+    limits.timeout = std::chrono::seconds(60);
+    RunOutcome outcome = run_limited(argv, {}, {}, limits);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_NE(outcome.output.find(c.said), std::string::npos) << "expected \"" << c.said << "\" in:\n" << outcome.output;
+  }
+}
+
+TEST(InspectArguments, HelpListsTheToolsAndEachToolHasItsOwn) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome list = run_limited({LAUNCHLAB_INSPECT, "help"}, {}, {}, limits);
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  for (const char* tool : {"cubin", "fatbin", "sass", "qmd", "pushbuf"}) {
+    EXPECT_NE(list.output.find(tool), std::string::npos) << tool << " is not in:\n" << list.output;
+    RunOutcome help = run_limited({LAUNCHLAB_INSPECT, tool, "--help"}, {}, {}, limits);
+    EXPECT_EQ(help.exit_code, 0) << help.output;
+    EXPECT_NE(help.output.find(std::string("Usage: launchlab inspect ") + tool), std::string::npos) << help.output;
   }
 }

@@ -154,9 +154,11 @@ def main(trace_path, svg_path):
     if "sms" in meta and "active_blocks_per_sm" in meta:
         capacity = int(meta["sms"]) * int(meta["active_blocks_per_sm"])
         bottom.axhline(capacity, color="grey", linestyle="--", linewidth=1)
+        # At the right end, where every launch has drained: at the left the
+        # curve runs along the line and would cross the label.
         bottom.text(
-            0, capacity, f" {meta['sms']} SMs x {meta['active_blocks_per_sm']} blocks = {capacity}",
-            va="bottom", fontsize=8, color="grey",
+            0.995, capacity, f"{meta['sms']} SMs x {meta['active_blocks_per_sm']} blocks = {capacity}",
+            transform=bottom.get_yaxis_transform(), ha="right", va="bottom", fontsize=8, color="grey",
         )
         bottom.set_ylim(0, capacity * 1.25)
     bottom.set_ylabel("blocks resident\non the whole GPU")

@@ -70,8 +70,11 @@ def launch_costs(rows, source):
         highs.append(m[2] - m[0])
     y = range(len(labels))
     ax.barh(y, values, xerr=[lows, highs], color="#4c72b0", ecolor="#333333", capsize=3)
+    # Each label starts a little past the end of its bar's error bar, so
+    # that the bar's cap never runs through the digits.
     for i, v, hi in zip(y, values, highs):
-        ax.text(v + hi, i, f"  {v:.2f} µs", va="center", fontsize=9)
+        ax.annotate(f"{v:.2f} µs", (v + hi, i), xytext=(6, 0), textcoords="offset points",
+                    va="center", fontsize=9)
     ax.set_yticks(list(y), labels)
     ax.invert_yaxis()
     ax.set_xlabel("microseconds per kernel (median; bars: 10th to 90th percentile)")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes Gradescope's autograder.zip: setup.sh, run_autograder and the
-# pristine course (no solutions, no exploits, no history).
+# Makes Gradescope's autograder.zip: setup.sh, run_autograder, their
+# settings and a release export of the committed course (docker/export-course.sh:
+# HEAD's files, never a working tree's).
 #
 #   docker/gradescope/make-zip.sh [OUT.zip]      (default: build/autograder.zip)
 #
@@ -13,12 +14,8 @@ out=$(realpath -m "${1:-$root/build/autograder.zip}")
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-mkdir -p "$stage/course"
-# The tracked files only, so that nothing local (builds, edits in progress of
-# a learner) ends up in a course's grader.
-(cd "$root" && git ls-files -z) | (cd "$root" && tar --null -T - -cf -) | tar -C "$stage/course" -xf -
-rm -rf "$stage/course/solutions" "$stage/course/autograder/exploits" "$stage/course/autograder/selftest" "$stage/course/.git"
-cp "$here/setup.sh" "$here/run_autograder" "$stage/"
+"$root/docker/export-course.sh" "$stage/course"
+cp "$stage/course/docker/gradescope/setup.sh" "$stage/course/docker/gradescope/run_autograder" "$stage/"
 printf 'LAUNCHLAB_GRADE_ARGS=%q\n' "${LAUNCHLAB_GRADE_ARGS:-}" > "$stage/launchlab.conf"
 mkdir -p "$(dirname "$out")"
 rm -f "$out"

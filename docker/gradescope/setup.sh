@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder's image.
-# It installs the build tools (and the CUDA toolkit where the image has none),
-# makes an unprivileged user for grading, and builds the course once so that
-# each submission rebuilds only what it changes.
+# Gradescope runs this once, as root, in /autograder/source, when it builds
+# the autograder's image. It installs the course's packages (packages.txt;
+# and the CUDA toolkit where the image has none), makes the unprivileged user
+# that submissions run as, installs the course root-only, and builds the
+# launchlab program and the course's trusted part once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends cmake ninja-build g++ libgtest-dev python3 ca-certificates wget >/dev/null
+apt-get install -y -qq --no-install-recommends python3 ca-certificates wget \
+  $(awk '$1 == "build" || $1 == "grader" {print $2}' "$here/course/packages.txt") >/dev/null
 
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   # Gradescope's images have no GPU and no CUDA: the compilers come from
-  # NVIDIA's repository (the GPU tests then report "needs a GPU").
+  # NVIDIA's repository (the GPU tests then report "not graded here").
   . /etc/os-release
   distro="${ID}${VERSION_ID//./}"
   wget -q "https://developer.download.nvidia.com/compute/cuda/repos/${distro}/x86_64/cuda-keyring_1.1-1_all.deb" -O /tmp/cuda-keyring.deb
@@ -20,14 +22,19 @@ if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   apt-get install -y -qq --no-install-recommends cuda-toolkit-13-0 >/dev/null
 fi
 
-id launchlab >/dev/null 2>&1 || useradd --create-home --shell /bin/bash launchlab
+id launchlab-sandbox >/dev/null 2>&1 ||
+  useradd --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin launchlab-sandbox
 rm -rf /opt/launchlab
 cp -r "$here/course" /opt/launchlab
 chown -R root:root /opt/launchlab
-chmod -R a+rX,go-w /opt/launchlab
+chmod -R go-rwx /opt/launchlab
+mkdir -p /var/lib/launchlab && chmod 0700 /var/lib/launchlab
 
-# The first build, as the grading user, of the launchlab program and the
-# pristine graded tree.
-runuser -u launchlab -- env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader \
-  LAUNCHLAB_BUILD_ROOT=/home/launchlab/build LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
-  /opt/launchlab/launchlab help >/dev/null
+# The first build: the launchlab program and the course's trusted part.
+mkdir -p /tmp/empty-submission
+env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader LAUNCHLAB_BUILD_ROOT=/var/lib/launchlab \
+  LAUNCHLAB_SANDBOX=user LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
+  LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
+  /opt/launchlab/launchlab grade --submission /tmp/empty-submission --work /tmp/launchlab-grading \
+  --json /tmp/prebuild.json >/dev/null || true
+rm -rf /tmp/launchlab-grading /tmp/empty-submission /tmp/prebuild.json

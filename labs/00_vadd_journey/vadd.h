@@ -47,7 +47,11 @@ void vadd(const float* a, const float* b, float* c, int n);
 /// @throws std::invalid_argument when the sizes differ, when block_size is 0,
 ///         or when there are more elements than vadd's `int n` can count
 /// @throws std::runtime_error when a CUDA call or the launch fails; the
-///         message names the call and gives cudaGetErrorString()'s text
+///         message names the call and gives cudaGetErrorString()'s text.
+///         A block_size above the device's limit is not checked beforehand:
+///         the launch refuses it, and that is this error. Every error is
+///         taken (cudaGetLastError() after the launch), so none is left
+///         pending for the program's next CUDA call.
 void add_vectors_on_gpu(std::span<const float> a, std::span<const float> b, std::span<float> c,
                         unsigned block_size = 256);
 

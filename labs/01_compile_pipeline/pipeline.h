@@ -6,7 +6,8 @@
 ///
 /// Every function here takes text (or a file name) and returns plain values;
 /// none of them runs nvcc. Malformed text makes them throw std::runtime_error
-/// with a message that names the line ("line 12: ..."), never crash.
+/// with a message that names the line ("line 12: ..."; which line, each
+/// function says), never crash.
 #pragma once
 
 #include <cstddef>
@@ -70,8 +71,15 @@ struct Stage {
   /// command: positional file arguments (the host compiler's sources or
   /// objects, cudafe++'s and cicc's .ii, ptxas's .ptx, nvlink's objects),
   /// fatbinary's `--image3=...,file=F` images, cicc's `--module_id_file_name`
-  /// and the files `rm` removes. Options' values such as `-include
-  /// cuda_runtime.h` are not inputs.
+  /// and the files `rm` removes. A word that is an option's value is never
+  /// an input (`-include cuda_runtime.h`, cudafe++'s `--orig_src_file_name
+  /// "vadd.cu"`). The options that take the next word as their value in
+  /// nvcc 13.0's commands are: for the host compiler, those gcc documents
+  /// so (`-o`, `-x`, `-include`, `-isystem`, and `-I`, `-D`, `-L`, `-l`
+  /// when written apart from their value); for cudafe++ and cicc, `-arch`,
+  /// `-o` and every option whose name ends in `_name`; for ptxas, `-o` and
+  /// `-arch`; for nvlink, `-o`, `--host-ccbin`, `-L` and `-l`. fatbinary and
+  /// nvlink's `--name=value` options are one word.
   std::vector<std::string> inputs;
   /// The files the command writes, in command-line order: `-o F`; cudafe++'s
   /// `--gen_c_file_name` (and `--module_id_file_name` when
@@ -116,15 +124,18 @@ std::vector<std::string> split_arguments(std::string_view command);
 /// Parses the output of `nvcc --dryrun ...`.
 ///
 /// Only lines that begin with `#$ ` count; anything else (a warning, an empty
-/// line) is skipped. A line whose text after `#$ ` starts with a name and `=`
+/// line, a `# comment`) is skipped. Lines end at `\n`; a `\r` before it
+/// (a file with CRLF line ends) is not part of the line, and the last line
+/// needs no line end. Lines are counted from 1, every line of the text
+/// included. A line whose text after `#$ ` starts with a name and `=`
 /// (`_NVVM_BRANCH_=nvvm`, `PATH=...`) is an environment variable; every other
 /// one is a Stage.
 ///
 /// @param text the whole output
 /// @return the environment and the stages, in order
-/// @throws std::runtime_error naming the line ("line 14: ...") when a line
-///         cannot be split into words or an option lacks its value (a
-///         trailing `-o`)
+/// @throws std::runtime_error naming the line of the command ("line 14:
+///         ...") when it cannot be split into words or an option lacks its
+///         value (a trailing `-o`)
 DryRun parse_dryrun(std::string_view text);
 
 // ---------------------------------------------------------------------------
@@ -172,7 +183,7 @@ inline std::string_view to_string(FileKind kind) {
 
 /// A file left by `nvcc --keep`, classified by its name alone.
 struct KeptFile {
-  std::string name;                      ///< the base name given, e.g. "vadd.compute_90.sm_90.cubin"
+  std::string name;                      ///< the part of the name given after its last `/`, e.g. "vadd.compute_90.sm_90.cubin"
   FileKind kind = FileKind::Unknown;     ///< what it holds
   StageKind made_by = StageKind::Unknown;  ///< the stage that writes it (nvlink for x_dlink.sm_90.cubin)
   bool device_link = false;              ///< true for the device link's files, whose stem ends in `_dlink`
@@ -251,8 +262,11 @@ struct StubFile {
 ///
 /// @param text the file's content
 /// @return the fatbin include, the kernels and the registered entries
-/// @throws std::runtime_error naming the line when a stub's parentheses or
-///         braces never close, or a `__cudaSetupArg*` call has no `<number>UL` offset
+/// @throws std::runtime_error whose message names a line as "line N"
+///         (counted from 1): when a stub's parameter list or body never
+///         closes, the line of the `(` or `{` that is not closed; when a
+///         `__cudaSetupArg*` call has no `<number>UL` offset, the line of
+///         that call
 StubFile read_stub(std::string_view text);
 
 // ---------------------------------------------------------------------------
@@ -313,9 +327,12 @@ std::optional<std::size_t> ptx_type_size(std::string_view type);
 ///
 /// @param text the whole .ptx file
 /// @return its version, target, address size and entries
-/// @throws std::runtime_error naming the line for an entry whose parameter
-///         list or body never closes, a parameter of unknown type, or a `.reg`
-///         declaration without `;`
+/// @throws std::runtime_error whose message names a line as "line N"
+///         (counted from 1): for an entry whose parameter list never closes,
+///         the line of its `(`; whose body never closes, the line of its
+///         `{`; for a parameter of unknown type, the line of that `.param`;
+///         for a `.reg` declaration without `;`, the line where the `.reg`
+///         is
 PtxModule read_ptx(std::string_view text);
 
 }  // namespace launchlab::pipeline

@@ -34,7 +34,8 @@ PtxModule read_ptx(std::string_view text) {
   //    `.reg .type %name<N>;` declarations (N registers) and `.reg .type name;`
   //    (one register).
   // An unknown parameter type, a list or body that never closes, or a .reg
-  // without ';' throws std::runtime_error("line N: ...").
+  // without ';' throws std::runtime_error("line N: ..."), N being the line
+  // pipeline.h names for each (for a body that never closes, its '{').
   (void)text;
   return module;
 }

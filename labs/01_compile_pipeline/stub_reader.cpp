@@ -27,7 +27,8 @@ StubFile read_stub(std::string_view text) {
   // commas that are not inside parentheses.
   //
   // Malformed text (a parenthesis or brace that never closes, an offset that
-  // is not a number) throws std::runtime_error("line N: ...").
+  // is not a number) throws std::runtime_error("line N: ..."), N being the
+  // line of the unclosed '(' or '{', or of the call.
   (void)text;
   return stub;
 }

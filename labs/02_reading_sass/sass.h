@@ -63,8 +63,11 @@ struct Function {
 /// Reads one instruction from the text between the address comment and the
 /// `;` that ends it, e.g. `@P0 EXIT` or `LDG.E R2, desc[UR4][R2.64]`
 /// (leading and trailing blanks, and a trailing `;`, are allowed).
-/// Throws std::runtime_error when there is no mnemonic, when a bracket does
-/// not close, or when an operand is empty (`R1, , R2`).
+/// Throws std::runtime_error, whose message names what is wrong with the
+/// word "mnemonic", "bracket" or "operand": when there is no mnemonic (an
+/// empty text, `@P0 ;`), when a bracket does not close or closes one that
+/// never opened (`desc[UR4][R2.64`, `R3]`), or when an operand is empty
+/// (`R1, , R2`).
 Instruction parse_instruction(std::string_view text);
 
 /// Reads the output of `cuobjdump -sass FILE`, FILE being a cubin, an
@@ -111,11 +114,12 @@ struct ConstantOperand {
 std::optional<ConstantOperand> constant_operand(std::string_view operand);
 
 /// Where the parameters start in constant bank 0 on an architecture, in
-/// bytes (the offset of the first parameter when the parameter buffer is
-/// of the usual size): 0x160 for sm_80, sm_86 and sm_89 (and every
-/// architecture from sm_75 up to sm_89), 0x210 for sm_90, 0x380 for sm_100 and
-/// sm_120 (and every architecture from sm_100 on). Throws
-/// std::invalid_argument for an architecture before sm_75.
+/// bytes, for a kernel with at most 4,352 bytes of parameters: 0x160 for
+/// sm_80, sm_86 and sm_89 (and every architecture from sm_75 up to sm_89),
+/// 0x210 for sm_90, 0x380 for sm_100 and sm_120 (and every architecture from
+/// sm_100 on). A kernel with more has them at 0x1a80 from sm_75 to sm_89
+/// (nvcc 13.0); its cubin's EIATTR_PARAM_CBANK gives each kernel's own base.
+/// Throws std::invalid_argument for an architecture before sm_75.
 std::uint32_t param_base(int arch);
 
 /// A parameter's place in the parameter buffer (from the PTX, the host stub

@@ -49,7 +49,8 @@ Instruction parse_instruction(std::string_view text) {
   // predicate "!P0"); split the mnemonic at its dots into opcode and
   // modifiers; split the rest at the commas that are not inside [], () or {}
   // and trim each operand. Throw std::runtime_error for a missing mnemonic,
-  // an empty operand or a bracket that does not close.
+  // an empty operand or a bracket that does not match, saying which (sass.h
+  // names the words).
   ins.opcode = std::string(trim(text));
   return ins;
 }

@@ -23,12 +23,32 @@ namespace launchlab::containers {
 
 /// A malformed or truncated file. The message says what is wrong and ends
 /// with " (at offset 0x1a0)"; offset() gives the same number.
+///
+/// The offset is where the structure that could not be read starts, in the
+/// file (not in a section):
+///
+/// - the ELF header, 0: a file shorter than 64 bytes, a wrong e_ident, an
+///   e_shentsize other than 64, an e_shstrndx that is not a section;
+/// - a section header, e_shoff + 64 * index: a table that is cut fails at
+///   the first header that does not fit whole (at e_shoff when not even
+///   the first one does); a section whose bytes lie outside the file, or
+///   whose name does not resolve, fails at its own header (not at the
+///   bytes sh_offset points to); so does `.symtab` when its entry size or
+///   its link is wrong;
+/// - a `.symtab` entry, for a symbol whose name does not resolve;
+/// - an `.nv.info` record, the record's first byte;
+/// - a fatbin container, its header: a header that is cut, a wrong magic,
+///   a header size below 16, entries that run past the bytes given;
+/// - a fatbin entry, its header: a header cut by its container's end, a
+///   header size below 64, a payload that runs past its container; but a
+///   compressed payload that does not inflate is named by the payload's
+///   own offset (FatbinEntry::payload_offset);
+/// - a fatbin wrapper, its first byte; `.nvFatBinSegment` whose size is
+///   not a multiple of 24, its first byte.
 class FormatError : public std::runtime_error {
  public:
   FormatError(std::uint64_t offset, const std::string& what);
-  /// The file offset of the structure that could not be read (for an ELF
-  /// header field, the header's own offset, 0; for a section header, the
-  /// offset of that header; for a fatbin entry, the offset of its header).
+  /// The file offset of the structure that could not be read (see above).
   std::uint64_t offset() const { return offset_; }
 
  private:
@@ -80,20 +100,24 @@ struct ElfFile {
 
   /// The first section with this name, or nullptr.
   const ElfSection* find_section(std::string_view name) const;
-  /// A section's bytes in the file (none for a NOBITS section). read_elf has
-  /// checked that they lie inside the file.
+  /// A section's bytes in the file (none for a NULL or NOBITS section).
+  /// read_elf has checked that they lie inside the file; when they do not
+  /// (an ElfFile read without that check), throws FormatError at the
+  /// section's header, e_shoff + 64 * its index in `sections` (and
+  /// std::invalid_argument for a section that is not one of `sections`).
   std::span<const std::byte> contents(const ElfSection& section) const;
 };
 
 /// Reads an ELF64 little-endian file: the header, every section header, the
 /// section names and `.symtab` with its names.
 ///
-/// Throws FormatError when the file is shorter than its header, is not
-/// ELF64 little-endian (e_ident), when the section header table or a
-/// section's bytes (other than NOBITS) lie outside the file, when a name
-/// offset lies outside its string table or is not NUL-terminated in it, when
-/// e_shstrndx is not a section, or when `.symtab`'s entry size is not 24 or
-/// its link is not a section.
+/// Throws FormatError (at the offsets FormatError lists) when the file is
+/// shorter than its header, is not ELF64 little-endian (e_ident), when
+/// e_shentsize is not 64, when the section header table or a section's
+/// bytes (other than NULL and NOBITS) lie outside the file, when a name
+/// offset lies outside its string table or is not NUL-terminated in it,
+/// when e_shstrndx is not a section, or when `.symtab`'s entry size is not
+/// 24 or its link is not a section. A file with e_shoff 0 has no sections.
 ElfFile read_elf(std::span<const std::byte> bytes);
 
 /// The SM architecture of a cubin (90 for sm_90, 100 for sm_100) from its
@@ -241,9 +265,12 @@ struct FatbinFile {
 /// payload size, u32 compressed size, u32 (unknown), u16 minor, u16 major,
 /// u32 arch, u32 name offset, u32 name length, u64 flags, u64 (unknown),
 /// u64 uncompressed size; the next entry starts after header and payload.
-/// Throws FormatError when a container's magic is wrong (at that offset),
-/// when a header or a payload runs past its container or past the bytes, or
-/// when an entry's header size is smaller than 64.
+/// Throws FormatError when a container's magic is wrong, when a header or
+/// a payload runs past its container or past the bytes, or when an entry's
+/// header size is smaller than 64: at the container's header when the
+/// container itself does not fit, at the entry's header when an entry does
+/// not fit in its container (FormatError lists them). A payload is never
+/// read here.
 std::vector<FatbinContainer> walk_containers(std::span<const std::byte> bytes, std::uint64_t base);
 
 /// Reads the fatbins of any file that has some: a bare .fatbin (it starts
@@ -254,15 +281,22 @@ std::vector<FatbinContainer> walk_containers(std::span<const std::byte> bytes, s
 /// A host ELF file without `.nv_fatbin` has none. Throws FormatError for a
 /// malformed file and when `.nvFatBinSegment`'s size is not a multiple of
 /// 24 or a wrapper's magic is wrong.
+///
+/// It reads headers only, never a payload, so that listing a library of
+/// hundreds of MiB costs little more than its headers: the tests give
+/// `libcublasLt.so.13` (over 500 MiB, 5,737 entries), mapped with
+/// MappedFile, two seconds on a two-core machine.
 FatbinFile read_fatbin_file(std::span<const std::byte> bytes);
 
 /// An entry's payload as the toolkit would use it: decompressed when it is
 /// compressed with zstd (through zstd_decompress), the payload bytes
-/// otherwise (padding included). Throws FormatError when the payload lies
-/// outside the file, claims more than 1 GiB inflated, or does not inflate
-/// to uncompressed_size bytes, and
-/// std::runtime_error for an LZ4 entry (not supported) or when libzstd is
-/// not available.
+/// otherwise (padding included). Throws FormatError at the entry's header
+/// (FatbinEntry::offset) when the payload lies outside the file, when
+/// compressed_size is larger than the payload, or when it claims more than
+/// 1 GiB inflated; and at the payload (FatbinEntry::payload_offset) when it
+/// does not inflate to uncompressed_size bytes. Throws std::runtime_error,
+/// not FormatError, for an LZ4 entry (not supported: the message says
+/// "LZ4") and when libzstd is not available (zstd_decompress's error).
 std::vector<std::byte> entry_payload(const FatbinEntry& entry, std::span<const std::byte> file);
 
 // ---------------------------------------------------------------------------

@@ -28,7 +28,8 @@ ElfFile read_elf(std::span<const std::byte> bytes) {
   // from section e_shstrndx, and the 24-byte entries of .symtab (type
   // SYMTAB) with names from the section its sh_link names. Check every
   // offset and size against bytes.size() before reading, and throw
-  // FormatError(offset, "...") naming where the bad structure starts.
+  // FormatError(offset, "...") at the offset containers.h lists for that
+  // structure (a section's problems at its header, not at its bytes).
   return elf;
 }
 

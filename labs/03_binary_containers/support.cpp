@@ -8,8 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include "containers.h"
 
@@ -38,11 +40,43 @@ const ElfSection* ElfFile::find_section(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+
+bool same_section(const ElfSection& a, const ElfSection& b) {
+  return a.name == b.name && a.type == b.type && a.flags == b.flags && a.address == b.address &&
+         a.offset == b.offset && a.size == b.size && a.link == b.link && a.info == b.info &&
+         a.alignment == b.alignment && a.entry_size == b.entry_size;
+}
+
+// Where a section's header is in the file, e_shoff + 64 * its index: the
+// offset FormatError names for a section whose bytes are not in the file.
+std::uint64_t header_offset(const ElfFile& elf, const ElfSection& section) {
+  constexpr std::size_t kElfHeaderSize = 64, kSectionHeaderSize = 64, kShoffAt = 40;
+  std::size_t index = elf.sections.size();
+  const std::less<const ElfSection*> before;
+  if (!before(&section, elf.sections.data()) && before(&section, elf.sections.data() + elf.sections.size())) {
+    index = static_cast<std::size_t>(&section - elf.sections.data());
+  } else {
+    for (std::size_t i = 0; i < elf.sections.size() && index == elf.sections.size(); ++i) {
+      if (same_section(elf.sections[i], section)) index = i;
+    }
+  }
+  if (index == elf.sections.size())
+    throw std::invalid_argument("ElfFile::contents: section " + section.name + " is not one of this file's sections");
+  if (elf.bytes.size() < kElfHeaderSize) throw FormatError(0, "the ELF header is cut short");
+  std::uint64_t shoff = 0;
+  for (std::size_t i = 0; i < 8; ++i)
+    shoff |= static_cast<std::uint64_t>(std::to_integer<std::uint8_t>(elf.bytes[kShoffAt + i])) << (8 * i);
+  return shoff + kSectionHeaderSize * index;
+}
+
+}  // namespace
+
 std::span<const std::byte> ElfFile::contents(const ElfSection& section) const {
-  constexpr std::uint32_t kNoBits = 8;
-  if (section.type == kNoBits || section.size == 0) return {};
+  constexpr std::uint32_t kNull = 0, kNoBits = 8;
+  if (section.type == kNull || section.type == kNoBits || section.size == 0) return {};
   if (section.offset > bytes.size() || section.size > bytes.size() - section.offset)
-    throw FormatError(section.offset, "section " + section.name + " lies outside the file");
+    throw FormatError(header_offset(*this, section), "section " + section.name + "'s bytes lie outside the file");
   return bytes.subspan(section.offset, section.size);
 }
 

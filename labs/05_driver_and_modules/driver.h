@@ -77,11 +77,16 @@ void check(CUresult status, std::string_view call);
 enum class ImageKind {
   Cubin,    ///< an ELF file for a CUDA GPU (e_machine 190, EM_CUDA): `nvcc -cubin`
   Fatbin,   ///< a fat binary: starts with the container magic 0xBA55ED50 (little-endian): `nvcc -fatbin`
-  Ptx,      ///< PTX text: its first line that is neither blank nor a `//` comment starts with `.version`
+  /// PTX text: its first line that is neither blank nor a `//` comment
+  /// starts, after any blanks, with `.version` (a terminating NUL may follow
+  /// the text)
+  Ptx,
   Unknown,  ///< anything else
 };
 
-/// Which kind of image the bytes are.
+/// Which kind of image the bytes are: Unknown for bytes too short to hold
+/// what a kind starts with (fewer than 4, or an ELF header cut short), and
+/// for an ELF file of any other machine.
 ImageKind identify_image(std::span<const std::byte> image);
 
 /// PTX text as cuModuleLoadData wants it: the text followed by one NUL

@@ -13,8 +13,8 @@
 ///
 /// Encodings are NVIDIA's: clc56f.h (AMPERE_CHANNEL_GPFIFO_A: method headers,
 /// GPFIFO entries, USERD, host methods), clc361.h (the usermode doorbell)
-/// and the compute classes' headers clc6c0.h, clcbc0.h and clcec0.h (launch
-/// methods), in NVIDIA/open-gpu-kernel-modules and NVIDIA/open-gpu-doc.
+/// and the compute classes' headers clc6c0.h, clcbc0.h, clcdc0.h and clcec0.h
+/// (launch methods), in NVIDIA/open-gpu-kernel-modules and NVIDIA/open-gpu-doc.
 ///
 /// Every function here reports bad input by throwing ChannelError (or
 /// qmd::QmdError from chapter 07's code), never by crashing.
@@ -121,7 +121,7 @@ struct MethodCall {
 ///         before a group's COUNT data words, or when an INC or ONE_INC group
 ///         would run its method past kMaxMethod (the host raises an interrupt
 ///         for both, dev_pbdma.ref); the message names the word index of the
-///         header
+///         header, counted from 0, in decimal ("pushbuffer word 4: ...")
 std::vector<MethodGroup> parse_pushbuffer(std::span<const std::uint32_t> words);
 
 /// The method calls of one group: which method each data word goes to.
@@ -191,7 +191,8 @@ inline constexpr std::uint32_t kSemExecutePayload64 = 1u << 24;    ///< SEM_EXEC
 }  // namespace host_method
 
 /// Compute class methods: the same offsets in AMPERE_COMPUTE_A (clc6c0.h),
-/// HOPPER_COMPUTE_A (clcbc0.h) and BLACKWELL_COMPUTE_B (clcec0.h).
+/// HOPPER_COMPUTE_A (clcbc0.h), BLACKWELL_COMPUTE_A (clcdc0.h) and
+/// BLACKWELL_COMPUTE_B (clcec0.h).
 namespace compute_method {
 inline constexpr std::uint32_t kNoOperation = 0x0100;              ///< NO_OPERATION
 inline constexpr std::uint32_t kWaitForIdle = 0x0110;              ///< WAIT_FOR_IDLE
@@ -200,7 +201,7 @@ inline constexpr std::uint32_t kSendSignalingPcas2B = 0x02c0;      ///< SEND_SIG
 inline constexpr std::uint32_t kSetInlineQmdAddressA = 0x0318;     ///< SET_INLINE_QMD_ADDRESS_A: (QMD address >> 8) >> 32
 inline constexpr std::uint32_t kSetInlineQmdAddressB = 0x031c;     ///< SET_INLINE_QMD_ADDRESS_B: low 32 bits of QMD address >> 8
 inline constexpr std::uint32_t kLoadInlineQmdData = 0x0320;        ///< LOAD_INLINE_QMD_DATA(i) is 0x320 + 4 i
-inline constexpr std::uint32_t kInlineSize384 = 1u << 30;          ///< SET_INLINE_QMD_ADDRESS_A INLINE_SIZE_384 (clcbc0.h, clcec0.h)
+inline constexpr std::uint32_t kInlineSize384 = 1u << 30;          ///< SET_INLINE_QMD_ADDRESS_A INLINE_SIZE_384 (clcbc0.h, clcdc0.h, clcec0.h)
 inline constexpr std::uint32_t kPcasActionInvalidateCopySchedule = 3;  ///< PCAS_ACTION_INVALIDATE_COPY_SCHEDULE
 }  // namespace compute_method
 
@@ -380,23 +381,31 @@ class HostEngine {
   /// advance GP_GET (wrapping) in USERD. A control entry (LENGTH 0) whose
   /// OPCODE is NOP does nothing but advance GP_GET.
   /// @throws ChannelError for an unknown token, and for any error while
-  ///         processing an entry; the message names the entry's GP_GET
-  ///         index, and GP_GET still points at that entry
+  ///         processing an entry, whatever threw it (a qmd::QmdError or a
+  ///         page fault of GpuMemory becomes a ChannelError too); the
+  ///         message names the entry's GP_GET index, GP_GET still points at
+  ///         that entry, and the entries before it have been processed
   void notify_channel_pending(std::uint32_t token);
 
   /// Executes one method call of a channel: host methods (below 0x100) here,
   /// SET_OBJECT binding the subchannel's class, and the launch methods of a
-  /// compute class on a subchannel bound to one. An inline QMD launches when
-  /// its last LOAD_INLINE_QMD_DATA word arrives (and is stored at its
-  /// address); a QMD in memory launches at SEND_SIGNALING_PCAS2_B with
-  /// PCAS_ACTION SCHEDULE (2), INVALIDATE_COPY_SCHEDULE (3),
-  /// PREFETCH_SCHEDULE (9) or INVALIDATE_PREFETCH_COPY_SCHEDULE (10).
+  /// compute class on a subchannel bound to one. An inline QMD is as many
+  /// words as its class's QMD version has (qmd::qmd_words: 64 for V03_00,
+  /// 96 for V04_00 and V05_00), its words arrive in order
+  /// (LOAD_INLINE_QMD_DATA(i) when i words have arrived), and it launches
+  /// when its last word arrives (and is stored at its address); a QMD in
+  /// memory launches at SEND_SIGNALING_PCAS2_B with PCAS_ACTION SCHEDULE
+  /// (2), INVALIDATE_COPY_SCHEDULE (3), PREFETCH_SCHEDULE (9) or
+  /// INVALIDATE_PREFETCH_COPY_SCHEDULE (10).
+  /// The QMD is decoded as the version of the class bound to the subchannel
+  /// (qmd_version_of_class): a QMD of another version does not launch.
   /// A host semaphore release (SEM_EXECUTE with OPERATION_RELEASE) writes the
   /// payload, 4 or 8 bytes (PAYLOAD_SIZE), at the semaphore address.
-  /// @throws ChannelError for a method the model does not implement, a
-  ///         compute method on a subchannel without a compute class, a class
-  ///         that is not a compute class, inline QMD words out of order, or
-  ///         an unaligned semaphore
+  /// @throws ChannelError for a method the model does not implement (or a
+  ///         SEM_EXECUTE operation other than RELEASE), a compute method on a
+  ///         subchannel without a compute class, a class that is not a
+  ///         compute class, inline QMD words out of order, or an unaligned
+  ///         semaphore; qmd::QmdError for a QMD of the wrong version
   void execute(ChannelState& state, const MethodCall& call);
 
   /// Runs a grid: the kernel registered at qmd.program_address, once per
@@ -426,7 +435,8 @@ class HostEngine {
   std::vector<Launch> launches_;
 };
 
-/// Builds pushbuffers: method headers and their data, in order.
+/// Builds pushbuffers: method headers and their data, in order. A call that
+/// throws appends nothing.
 class PushbufferBuilder {
  public:
   /// One INC group: @p data to @p method, method + 4, ...
@@ -440,7 +450,8 @@ class PushbufferBuilder {
   /// One method with a value of at most kMaxMethodCount, as an IMMD header alone.
   void immediate(unsigned subchannel, std::uint32_t method, std::uint32_t value);
 
-  /// SET_OBJECT: binds @p class_id (a compute class) to @p subchannel.
+  /// SET_OBJECT: binds @p class_id (a compute class) to @p subchannel, as
+  /// method() writes it (an INC group of one word).
   void bind_class(unsigned subchannel, std::uint32_t class_id);
   /// A launch with the QMD inline: SET_INLINE_QMD_ADDRESS_A and _B (where the
   /// GPU will keep the QMD, a multiple of 256) and LOAD_INLINE_QMD_DATA(0 ..
@@ -451,12 +462,20 @@ class PushbufferBuilder {
   void launch_inline(unsigned subchannel, std::span<const std::uint32_t> qmd, std::uint64_t qmd_address);
   /// A launch of a QMD already in memory at @p qmd_address (a multiple of
   /// 256): SEND_PCAS_A with the address >> 8, then SEND_SIGNALING_PCAS2_B
-  /// with PCAS_ACTION_INVALIDATE_COPY_SCHEDULE.
+  /// with PCAS_ACTION_INVALIDATE_COPY_SCHEDULE, each as method() writes it:
+  /// an INC group of one data word, never an immediate, four words in all;
+  /// on subchannel 1 they are 0x200120AD, qmd_address >> 8, 0x200120B0, 3.
+  /// (An IMMD header would carry the same value, as the chapter's fixture
+  /// does; the builder does not use one.)
+  /// @throws ChannelError when the address is not a multiple of 256 or its
+  ///         >> 8 does not fit in 32 bits
   void launch_by_address(unsigned subchannel, std::uint64_t qmd_address);
   /// A host semaphore release of a 32-bit @p payload at @p address (a multiple
   /// of 4, below 2^40) once the engines are idle: SEM_ADDR_LO, SEM_ADDR_HI,
   /// SEM_PAYLOAD_LO, SEM_PAYLOAD_HI, SEM_EXECUTE (RELEASE, RELEASE_WFI_EN,
   /// 32-bit payload), as one INC group.
+  /// @throws ChannelError when the address is not a multiple of 4 or not
+  ///         below 2^40
   void release_semaphore(unsigned subchannel, std::uint64_t address, std::uint32_t payload);
 
   /// The pushbuffer so far.

@@ -78,33 +78,67 @@ struct Occupancy {
   int blocks_by_block_limit = 0;  ///< max_blocks_per_sm
   int registers_per_warp = 0;     ///< registers allocated to one warp
   std::size_t shared_per_block = 0;  ///< bytes of shared memory allocated to one block
-  std::size_t shared_capacity = 0;   ///< bytes: the shared memory capacity the SM is set to for this launch
+  /// bytes: the shared memory capacity the SM is set to for this launch; 0
+  /// when no capacity the SM can be set to holds one block
+  std::size_t shared_capacity = 0;
 };
 
 /// Blocks of a kernel resident on one SM at a time, the way NVIDIA's
-/// calculator (cuda_occupancy.h) and cudaOccupancyMaxActiveBlocksPerMultiprocessor
-/// count them. With W = ceil(block_size / warp_size) warps per block:
+/// calculator (cuda_occupancy.h, cudaOccMaxActiveBlocksPerMultiprocessor)
+/// and the runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor) count
+/// them. These are the rules; working out the arithmetic is the lab.
 ///
-/// - **warps**: max_warps_per_sm / W, rounded down; 0 when block_size is above
-///   max_threads_per_block.
-/// - **registers**: a warp gets registers_per_thread * warp_size registers,
-///   rounded up to a multiple of register_allocation_unit (registers_per_warp).
-///   Each of the register_file_partitions parts of the register file holds
-///   (registers_per_sm / partitions) / registers_per_warp warps, rounded down;
-///   the SM holds partitions times that, and the limit is that divided by W,
-///   rounded down. 0 when registers_per_thread is above max_registers_per_thread
-///   or one block's registers_per_warp * W is above max_registers_per_block;
-///   INT_MAX when registers_per_thread is 0.
-/// - **shared memory**: a block gets static + dynamic + reserved_shared_per_block
-///   bytes, rounded up to a multiple of shared_allocation_unit (shared_per_block).
-///   The SM's capacity is max_shared_per_sm without a carveout preference, and
-///   otherwise carveout_percent * max_shared_per_sm / 100 bytes (integer
-///   division) rounded up to the nearest of shared_capacities_kib; if that is
-///   less than shared_per_block, it is the smallest capacity that holds one
-///   block. The limit is capacity / shared_per_block, rounded down. 0 when the
-///   dynamic bytes are above the kernel's max_dynamic_shared_bytes or static +
-///   dynamic bytes are above max_shared_per_block_optin.
-/// - **blocks**: max_blocks_per_sm.
+/// A block is resident whole or not at all, and keeps everything it was
+/// given until it ends. Each of four resources allows some number of blocks
+/// at once: the most whose allocations all fit in what the SM has of it
+/// (the blocks_by_* fields). The SM holds the smallest of the four
+/// (active_blocks), and every resource whose number equals it is a limiter.
+/// A launch that could not start at all allows 0 blocks by the resource
+/// that forbids it.
+///
+/// - **Warps** (OCC_LIMIT_WARPS). The SM has max_warps_per_sm warp slots
+///   (cudaOccDeviceProp::maxThreadsPerMultiprocessor / warpSize), and a
+///   block takes one slot for each warp_size threads it has or starts: a
+///   partial warp takes a whole slot. A block of more than
+///   max_threads_per_block threads cannot start.
+/// - **Registers** (OCC_LIMIT_REGISTERS). Registers are allocated per warp:
+///   registers_per_thread for each of its warp_size threads, rounded up to a
+///   whole number of register_allocation_unit (cudaOccRegAllocationGranularity);
+///   that is registers_per_warp. The registers_per_sm registers
+///   (regsPerMultiprocessor) are split into register_file_partitions equal
+///   parts (cudaOccSubPartitionsPerMultiprocessor), and each warp takes all
+///   of its registers from one part. A kernel of more than
+///   max_registers_per_thread registers (cudaOccRegAllocationMaxPerThread),
+///   or a block whose warps' registers together exceed
+///   max_registers_per_block (regsPerBlock), cannot start. A kernel of no
+///   registers is not limited by them: INT_MAX.
+/// - **Shared memory** (OCC_LIMIT_SHARED_MEMORY). A block is allocated its
+///   static bytes, its dynamic bytes and the reserved_shared_per_block bytes
+///   the driver keeps in every block (reservedSharedMemPerBlock), rounded up
+///   to a whole number of shared_allocation_unit
+///   (cudaOccSMemAllocationGranularity); that is shared_per_block. The SM's
+///   blocks share one capacity, shared_capacity, which is one of
+///   shared_capacities_kib: with no carveout preference (-1), the largest,
+///   max_shared_per_sm; with a preference of p percent, the smallest
+///   capacity of at least p * max_shared_per_sm / 100 bytes (integer
+///   division; cudaOccSMemPreferenceVoltaPlus); and, when that capacity
+///   cannot hold one block, the smallest capacity that can
+///   (cudaOccMaxBlocksPerSMSmemLimit). When no capacity can hold one block,
+///   shared_capacity is 0. A launch whose dynamic bytes
+///   are above the kernel's max_dynamic_shared_bytes, or whose static and
+///   dynamic bytes together are above max_shared_per_block_optin
+///   (sharedMemPerBlockOptin), cannot start; shared_capacity is then still
+///   the capacity these rules choose. A block of no shared memory at all is
+///   not limited by it: INT_MAX.
+/// - **Blocks** (OCC_LIMIT_BLOCKS). At most max_blocks_per_sm
+///   (cudaOccMaxBlocksPerMultiprocessor), however small they are.
+///
+/// active_warps and occupancy count the warp slots the active blocks take.
+/// cuda_occupancy.h knows two more limits, block barriers
+/// (cudaOccMaxBlocksPerSMBlockBarrierLimit) and, on compute capability 10
+/// to 12, virtual resources (cudaOccMaxVirtualResourceCountPerSM); for the
+/// kernels of this lab they limit nothing, and the calculator leaves them
+/// out.
 ///
 /// @throws std::invalid_argument when block_size is below 1 or carveout_percent
 ///         is outside -1 to 100

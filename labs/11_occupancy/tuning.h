@@ -104,6 +104,11 @@ float heavy_function(float x);
 /// it must take at most 5% longer. The search leaves out the configurations
 /// the device cannot launch (block_size above the variant's
 /// maxThreadsPerBlock); a chosen configuration that cannot launch fails.
+/// And it must move its 12 bytes per element (4 read from a, 4 from b, 4
+/// written to c) at 90% or more of the rate of a device-to-device
+/// cudaMemcpy of the same arrays (8 bytes per element), medians of
+/// interleaved runs. The configuration chosen must also be correct for any
+/// other n: it is run on a smaller array too.
 /// @throws std::runtime_error when a CUDA call fails
 VaddConfig choose_vadd_config(std::size_t n);
 

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "launchlab/grader/course.h"
+#include "launchlab/grader/stages.h"
 #include "launchlab/grader/value.h"
+
+#include <nlohmann/json.hpp>
 
 namespace launchlab::grader {
 
@@ -73,8 +76,15 @@ struct RunSettings {
   std::vector<std::string> environment;      ///< extra NAME=value for both programs
   /// Runs the learner's program where it cannot reach the grader (sandbox.h);
   /// empty runs it as a plain child.
-  std::function<std::vector<std::string>(const std::vector<std::string>& argv,
-                                         const std::filesystem::path& scratch)> wrap_learner;
+  CommandWrapper sandbox;
+  /// What the learner's program may read there: itself, the tests' data.
+  std::vector<std::filesystem::path> learner_reads;
+  /// A file that keeps the reference's transcript between a learner's
+  /// re-tests (empty: the reference runs every time, as when grading).
+  std::filesystem::path reference_cache;
+  /// The tests' data without their sources, handed to the learner's program
+  /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
+  std::filesystem::path test_data;
 };
 
 /// Runs both programs of a lab under the lab's limits in scratch/ and judges
@@ -107,7 +117,11 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why);
 struct GradeOptions {
   std::filesystem::path course_root;     ///< the pristine course
   std::filesystem::path submission;      ///< a folder with the student files
-  std::filesystem::path work_dir;        ///< where the graded tree is built (kept between runs)
+  std::filesystem::path work_dir;        ///< this grading's folder, emptied first (only a new, empty or grader-made one)
+  /// Where the committed course is exported and its trusted part built, kept
+  /// between gradings of the same revision (empty: inside work_dir).
+  std::filesystem::path trusted_dir;
+  CommandWrapper sandbox;                ///< how submitted code is built and run (sandbox.h)
   std::vector<std::string> only_labs;    ///< slugs; empty grades every lab
   std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
   int build_timeout_seconds = 900;
@@ -131,8 +145,16 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
 /// The score table a person reads.
 void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities);
 
-/// Gradescope's results.json.
-Value results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds);
+/// How results.json shows the tests.
+struct ReportSettings {
+  /// Gradescope's visibility for private tests: hidden, after_due_date,
+  /// after_published or visible.
+  std::string private_visibility = "hidden";
+};
+
+/// Gradescope's results.json (output_format md, each test tagged with its lab).
+nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds,
+                            const ReportSettings& settings = {});
 
 /// Writes text to path atomically (a temporary file, then a rename).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

@@ -1,0 +1,173 @@
+// The build stage: the graded tree in two parts. The trusted part is built
+// from the committed course alone and kept between gradings; the learner's
+// part is built afresh for every grading, in the sandbox, from the learner's
+// files and the exercise objects the trusted part made.
+#include <fstream>
+#include <sstream>
+
+#include "launchlab/grader/stages.h"
+
+namespace launchlab::grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool has_ninja() {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(20);
+  return run_limited({"ninja", "--version"}, {}, {}, limits).exited_cleanly();
+}
+
+RunLimits build_limits(const BuildSettings& settings) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(settings.timeout_seconds);
+  limits.output_limit = 64u << 20;
+  return limits;
+}
+
+/// Configures a build folder unless it was configured with the same command.
+RunOutcome configure(const std::vector<std::string>& command, const fs::path& build_dir, const RunLimits& limits,
+                     const CommandWrapper& sandbox, const SandboxView& view) {
+  std::string stamp_text;
+  for (const auto& arg : command) stamp_text += arg + "\n";
+  const fs::path stamp = build_dir / "launchlab-configure-command";
+  if (fs::exists(build_dir / "CMakeCache.txt") && fs::exists(stamp) && read_text(stamp) == stamp_text) {
+    RunOutcome same;
+    same.exit_code = 0;
+    return same;
+  }
+  std::error_code ignored;
+  fs::create_directories(build_dir, ignored);
+  fs::remove(stamp, ignored);
+  RunOutcome outcome = run_limited(sandbox ? sandbox(command, view) : command, build_dir, {}, limits);
+  if (outcome.exited_cleanly()) std::ofstream(stamp) << stamp_text;
+  return outcome;
+}
+
+std::vector<std::string> configure_command(const fs::path& sources, const fs::path& build_dir, const std::string& part,
+                                           const std::vector<std::string>& extra, const std::vector<std::string>& cmake_args) {
+  std::vector<std::string> command = {"cmake", "-S", sources.string(), "-B", build_dir.string(),
+                                      "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_GRADED_PART=" + part,
+                                      "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS="};
+  if (has_ninja()) command.insert(command.end(), {"-G", "Ninja"});
+  command.insert(command.end(), extra.begin(), extra.end());
+  command.insert(command.end(), cmake_args.begin(), cmake_args.end());
+  return command;
+}
+
+}  // namespace
+
+std::string build_errors(const std::string& log_text, const fs::path& root) {
+  std::istringstream lines(log_text);
+  std::string line;
+  std::string errors;
+  int kept = 0;
+  std::string prefix = root.string() + "/";
+  while (std::getline(lines, line) && kept < 40) {
+    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos) continue;
+    for (std::size_t at; (at = line.find(prefix)) != std::string::npos;) line.erase(at, prefix.size());
+    errors += line + "\n";
+    ++kept;
+  }
+  if (!errors.empty()) return errors;
+  std::string tail = log_text.size() > 3000 ? log_text.substr(log_text.size() - 3000) : log_text;
+  for (std::size_t at; (at = tail.find(prefix)) != std::string::npos;) tail.erase(at, prefix.size());
+  return tail;
+}
+
+TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector<Lab>& labs, const fs::path& build_dir,
+                                const BuildSettings& settings) {
+  TrustedBuild trusted;
+  trusted.build_dir = build_dir;
+  const RunLimits limits = build_limits(settings);
+  RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted", {"-DLAUNCHLAB_WITH_SOLUTIONS=ON"},
+                                                      settings.cmake_args),
+                                    build_dir, limits, {}, {});
+  if (!configured.exited_cleanly()) {
+    trusted.configure_problem = "the course could not be configured (" + configured.describe(limits) + "):\n" +
+                                build_errors(configured.output, course.root);
+    return trusted;
+  }
+  RunOutcome support = run_limited({"cmake", "--build", build_dir.string(), "--target",
+                                    "launchlab_test_support_exercise", "launchlab_records"},
+                                   build_dir, {}, limits);
+  if (!support.exited_cleanly()) {
+    trusted.configure_problem = "the test support did not build (" + support.describe(limits) + "):\n" +
+                                build_errors(support.output, course.root);
+    return trusted;
+  }
+  for (const auto& lab : labs) {
+    RunOutcome built = run_limited({"cmake", "--build", build_dir.string(), "--target", lab.reference_binary_name(),
+                                    "lab_" + lab.slug + "_exercise_tests"},
+                                   build_dir, {}, limits);
+    if (!built.exited_cleanly()) {
+      trusted.failed[lab.slug] = "the lab's tests or reference did not build (" + built.describe(limits) + "):\n" +
+                                 build_errors(built.output, course.root);
+    }
+  }
+  return trusted;
+}
+
+void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>& labs, const fs::path& into) {
+  std::error_code ignored;
+  fs::remove_all(into, ignored);
+  fs::create_directories(into);
+  for (const char* library : {"liblaunchlab_test_support_exercise.a", "liblaunchlab_records.a"}) {
+    fs::copy_file(trusted.build_dir / "autograder" / "support" / library, into / library);
+  }
+  // The course model's facts (cmake/LaunchlabLab.cmake), which the learner part reads instead of lab.toml.
+  fs::copy_file(trusted.build_dir / "course" / "course.json", into / "course.json");
+  for (const auto& lab : labs) {
+    if (trusted.failed.count(lab.slug)) continue;
+    std::ifstream list(trusted.build_dir / "exercise" / (lab.slug + ".objects"));
+    std::ofstream copied(into / (lab.slug + ".objects"));
+    fs::create_directories(into / lab.slug);
+    std::string object;
+    int index = 0;
+    while (std::getline(list, object)) {
+      if (object.empty()) continue;
+      fs::path from = fs::path(object).is_absolute() ? fs::path(object) : trusted.build_dir / object;
+      fs::path to = into / lab.slug / (std::to_string(index++) + "_" + from.filename().string());
+      fs::copy_file(from, to);
+      copied << to.string() << "\n";
+    }
+  }
+}
+
+LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercise_dir, const std::vector<Lab>& labs,
+                                const fs::path& build_dir, const BuildSettings& settings) {
+  LearnerBuild learner;
+  learner.build_dir = build_dir;
+  const RunLimits limits = build_limits(settings);
+  SandboxView view;
+  view.read_only = {sources, exercise_dir};
+  view.writable = {build_dir};
+  RunOutcome configured = configure(configure_command(sources, build_dir, "learner",
+                                                      {"-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
+                                                       "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()},
+                                                      settings.cmake_args),
+                                    build_dir, limits, settings.sandbox, view);
+  if (!configured.exited_cleanly()) {
+    learner.configure_problem = "the graded tree could not be configured (" + configured.describe(limits) + "):\n" +
+                                build_errors(configured.output, sources);
+    return learner;
+  }
+  for (const auto& lab : labs) {
+    std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", lab.test_binary_name()};
+    RunOutcome built = run_limited(settings.sandbox ? settings.sandbox(command, view) : command, build_dir, {}, limits);
+    if (!built.exited_cleanly()) {
+      learner.failed[lab.slug] = "the lab did not compile (the build " + built.describe(limits) + "):\n" +
+                                 build_errors(built.output, sources);
+    }
+  }
+  return learner;
+}
+
+}  // namespace launchlab::grader

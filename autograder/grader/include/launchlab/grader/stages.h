@@ -1,0 +1,120 @@
+/// @file
+/// The grading pipeline, a stage a file: assemble.cpp (the committed course,
+/// the learner's files, the tests' data), build.cpp (the trusted part and
+/// the learner's part of the graded tree), run.cpp and judge.cpp (grading.h,
+/// judge.h), report.cpp (the score table and results.json); grading.cpp
+/// strings them together.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launchlab/grader/course.h"
+#include "launchlab/grader/process.h"
+
+namespace launchlab::grader {
+
+/// What a sandboxed command may see besides the system and the CUDA toolkit.
+struct SandboxView {
+  std::vector<std::filesystem::path> read_only;
+  std::vector<std::filesystem::path> writable;
+  bool gpu = false;
+};
+
+/// Turns a command into the same command run where submitted code cannot
+/// reach the grader (sandbox.h); empty, or identity, when there is none.
+using CommandWrapper =
+    std::function<std::vector<std::string>(const std::vector<std::string>& argv, const SandboxView& view)>;
+
+// ------------------------------------------------------------ assemble
+
+/// The course as committed: `git archive HEAD` of a clone, or a release
+/// export (a folder with a .launchlab-release file naming its revision).
+/// Never a working tree: an uncommitted edit is not the course.
+struct CommittedCourse {
+  std::filesystem::path root;   ///< a read-only copy, or the release folder itself
+  std::string revision;
+};
+
+/// Exports the course at `course_root` into `into`, with the private tests'
+/// sources beside the public ones (autograder/tests/<slug>/private_*); reused
+/// when it holds the same revision and private tests already. Throws
+/// std::runtime_error saying why not.
+CommittedCourse export_committed_course(const std::filesystem::path& course_root, const std::filesystem::path& into,
+                                        const std::filesystem::path& private_tests);
+
+/// Where each graded lab's student files come from in a submission, and the
+/// notes the learner reads about what was not taken.
+struct SubmissionFiles {
+  std::map<std::string, std::map<std::string, std::filesystem::path>> files;  ///< slug -> file -> path
+  std::map<std::string, std::string> notes;                                  ///< slug -> notes
+};
+
+/// Finds the student files of `labs` in `submission` (labs/<slug>/<file>,
+/// <slug>/<file>, or <file> at the top where one lab alone has that name).
+/// A file that is a link, not a plain file, unreadable or too large is left
+/// out with a note on its own lab only.
+SubmissionFiles find_submission_files(const std::filesystem::path& submission, const std::vector<Lab>& labs,
+                                      const std::vector<Lab>& all_labs);
+
+/// The learner part's sources: the build files, the labs (the student files
+/// replaced by the submission's) and the test support's headers; no tests,
+/// no solutions.
+void assemble_learner_sources(const CommittedCourse& course, const SubmissionFiles& submission,
+                              const std::filesystem::path& into);
+
+/// The tests' data for a sandboxed run (fixtures, kernels), without the test
+/// sources: every file under autograder/tests/<slug> but its top-level sources.
+void assemble_test_data(const CommittedCourse& course, const std::vector<Lab>& labs, const std::filesystem::path& into);
+
+/// The private tests' [[tests]] (private_tests/<slug>/tests.toml) joined to the labs'.
+/// Throws std::runtime_error naming the file and what is wrong.
+void add_private_tests(const std::filesystem::path& private_tests, std::vector<Lab>& labs);
+
+// ------------------------------------------------------------ build
+
+/// Options of both builds.
+struct BuildSettings {
+  std::vector<std::string> cmake_args;   ///< extra -D options
+  int timeout_seconds = 900;
+  CommandWrapper sandbox;                ///< how the learner's part is built
+};
+
+/// The trusted part, built from the committed course alone: each lab's
+/// reference program and the exercise build of its tests. A lab whose
+/// trusted part does not build (a private test that does not compile) maps
+/// to the build's messages, which are the instructor's to read.
+struct TrustedBuild {
+  std::filesystem::path build_dir;
+  std::map<std::string, std::string> failed;   ///< slug -> the build's messages
+  std::string configure_problem;               ///< set when nothing could be configured
+};
+
+TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector<Lab>& labs,
+                                const std::filesystem::path& build_dir, const BuildSettings& settings);
+
+/// Copies what the learner part links (the exercise objects, the test
+/// support's libraries) out of the trusted build, into a folder the learner's
+/// build may read.
+void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>& labs, const std::filesystem::path& into);
+
+/// The learner part: each lab's library from the submission's files linked
+/// with the exercise objects into test_<slug>, built in the sandbox.
+struct LearnerBuild {
+  std::filesystem::path build_dir;
+  std::map<std::string, std::string> failed;   ///< slug -> the compiler's messages, for the learner
+  std::string configure_problem;
+};
+
+LearnerBuild build_learner_part(const std::filesystem::path& sources, const std::filesystem::path& exercise_dir,
+                                const std::vector<Lab>& labs, const std::filesystem::path& build_dir,
+                                const BuildSettings& settings);
+
+/// The lines of a build log that say what went wrong, paths below `root` made relative.
+std::string build_errors(const std::string& log_text, const std::filesystem::path& root);
+
+}  // namespace launchlab::grader
