@@ -466,10 +466,9 @@ int main(int argc, char** argv) {
   inspect.footer("usage: launchlab inspect TOOL ARGS...\n"
                  "The tools are built from your own labs first; `launchlab inspect help` lists those they provide and\n"
                  "`launchlab inspect TOOL --help` gives a tool's arguments.");
-  CLI::App& trace = *app.add_subcommand("trace", "what libcuda wrote for each kernel launch of a program (trace --help)")
-                         ->group("Learning")
-                         ->prefix_command();
-  trace.footer("usage: launchlab trace [--json] [--raw] -- PROGRAM [ARGS...], or launchlab trace --replay CAPTURE...");
+  // Listed here; its arguments, --help included, are the tool's own (autograder/trace/main.cpp),
+  // so main hands them over before parsing.
+  app.add_subcommand("trace", "what libcuda wrote for each kernel launch of a program (trace --help)")->group("Learning");
 
   GradeArguments grade_arguments;
   CLI::App& grade = define_grade(app, grade_arguments, course);
@@ -490,6 +489,7 @@ int main(int argc, char** argv) {
     std::cout << launchlab::cli::help_of(app);
     return 2;
   }
+  if (std::string_view(argv[1]) == "trace") return command_trace(ctx, std::vector<std::string>(argv + 2, argv + argc));
   if (auto status = launchlab::cli::parse_arguments(app, argc, argv)) return *status;
 
   try {
@@ -506,7 +506,6 @@ int main(int argc, char** argv) {
     if (check.parsed()) return command_check(ctx);
     if (lint.parsed()) return command_lint(ctx);
     if (inspect.parsed()) return command_inspect(ctx, inspect.remaining());
-    if (trace.parsed()) return command_trace(ctx, trace.remaining());
   } catch (const std::exception& error) {
     std::cerr << "launchlab " << app.get_subcommands().front()->get_name() << ": " << error.what() << "\n";
     return 2;
