@@ -435,6 +435,21 @@ int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
   return run_visible_quietly(argv);
 }
 
+/// `launchlab trace`: built like the inspect tools, from lab 12 (autograder/trace/).
+int command_trace(const Context& ctx, const std::vector<std::string>& args) {
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(15);
+  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_trace"}, {}, {}, limits);
+  if (!built.exited_cleanly()) {
+    std::cerr << built.output << "\nlaunchlab trace is built from your lab 12 (and labs 03, 04, 06, 07), and it does not "
+                 "build (the messages above say why).\n";
+    return 1;
+  }
+  std::vector<std::string> argv = {(ctx.build / "autograder" / "trace" / "launchlab-trace").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_visible_quietly(argv);
+}
+
 int command_lint(const Context& ctx) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
@@ -474,6 +489,9 @@ int main(int argc, char** argv) {
   inspect.footer("usage: launchlab inspect TOOL ARGS...\n"
                  "The tools are built from your own labs first; `launchlab inspect help` lists those they provide and\n"
                  "`launchlab inspect TOOL --help` gives a tool's arguments.");
+  // Listed here; its arguments, --help included, are the tool's own (autograder/trace/main.cpp),
+  // so main hands them over before parsing.
+  app.add_subcommand("trace", "what libcuda wrote for each kernel launch of a program (trace --help)")->group("Learning");
 
   GradeArguments grade_arguments;
   CLI::App& grade = define_grade(app, grade_arguments, course);
@@ -494,6 +512,7 @@ int main(int argc, char** argv) {
     std::cout << launchlab::cli::help_of(app);
     return 2;
   }
+  if (std::string_view(argv[1]) == "trace") return command_trace(ctx, std::vector<std::string>(argv + 2, argv + argc));
   if (auto status = launchlab::cli::parse_arguments(app, argc, argv)) return *status;
 
   try {
