@@ -247,10 +247,20 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   for (const auto& test : lab.tests) {
     results.push_back(judge_test(test, evidence_of(reference, test.name), evidence_of(learner, test.name), capabilities));
   }
-  // Code that changes the grader's files forfeits the lab, whatever its tests said.
+  // Code that changes the grader's files forfeits the lab, whatever its tests
+  // said; so does a transcript with lines the test support never writes (a
+  // record outside its test, an end without its start): something else wrote
+  // to it, and nothing in it is evidence then.
+  std::string why;
   if (!tampering.empty()) {
-    std::string why = "the code under test changed files the grader needs, so this lab scores 0:";
+    why = "the code under test changed files the grader needs, so this lab scores 0:";
     for (const auto& line : tampering) why += "\n  " + line;
+  }
+  if (!learner.transcript.problems.empty()) {
+    why += (why.empty() ? "" : "\n") + std::string("your program's transcript holds lines that no test wrote (") +
+           learner.transcript.problems.front() + "): something other than the tests wrote to it, so this lab scores 0";
+  }
+  if (!why.empty()) {
     for (auto& result : results) {
       if (result.status == TestStatus::passed) result.status = TestStatus::failed;
       result.points = 0;
