@@ -153,6 +153,16 @@ std::vector<std::string> lines_of(std::string_view text) {
   return lines;
 }
 
+std::string with_line_numbers(std::string_view text) {
+  std::string out;
+  std::size_t number = 0;
+  for (const std::string& line : lines_of(text)) {
+    std::string label = std::to_string(++number);
+    out += std::string(label.size() < 4 ? 4 - label.size() : 0, ' ') + label + " | " + line + "\n";
+  }
+  return out;
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());

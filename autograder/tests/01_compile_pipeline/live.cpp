@@ -9,6 +9,29 @@
 
 #include "launchlab/testing.h"
 
+namespace launchlab::pipeline {
+using nlohmann::json;
+using launchlab::testing::encode;
+
+json record_value(StageKind kind) { return std::string(to_string(kind)); }
+json record_value(FileKind kind) { return std::string(to_string(kind)); }
+json record_value(const EnvironmentVariable& v) { return {{"name", v.name}, {"value", v.value}}; }
+json record_value(const StubArgument& a) {
+  return {{"variable", a.variable}, {"offset", a.offset}, {"by_reference", a.by_reference}};
+}
+json record_value(const StubKernel& k) {
+  return {{"stub_name", k.stub_name}, {"mangled_name", k.mangled_name}, {"arguments", encode(k.arguments)}};
+}
+json record_value(const RegisteredEntry& e) { return {{"symbol", e.symbol}, {"max_threads", e.max_threads}}; }
+json record_value(const PtxParam& p) {
+  return {{"name", p.name}, {"type", p.type}, {"size", p.size}, {"align", p.align}, {"array_length", encode(p.array_length)}};
+}
+json record_value(const PtxRegister& r) {
+  return {{"type", r.type}, {"prefix", r.prefix}, {"count", r.count}, {"parameterized", r.parameterized}};
+}
+
+}  // namespace launchlab::pipeline
+
 namespace launchlab::compile_pipeline_tests {
 namespace fs = std::filesystem;
 using launchlab::testing::lines_of;
@@ -72,12 +95,21 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-const std::regex& assignment() {
-  static const std::regex re(R"(^#\$ [A-Za-z_][A-Za-z0-9_]*=)");
-  return re;
+std::string spaced(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : " ") + word;
+  return out;
 }
 
 }  // namespace
+
+std::string LiveBuild::command() const {
+  return "nvcc --keep --keep-dir " + keep_dir + " " + spaced(arch_options) + " -c " + source + " -o " + object;
+}
+
+std::string LiveBuild::dryrun_command() const {
+  return "nvcc --dryrun --keep --keep-dir " + keep_dir + " " + spaced(arch_options) + " -c " + source + " -o " + object;
+}
 
 std::string LiveBuild::read_kept(std::string_view suffix) const {
   std::vector<std::string> matches;
@@ -125,6 +157,22 @@ std::string fixture(std::string_view name) {
   return launchlab::testing::read_file(launchlab::testing::test_data("01_compile_pipeline/fixtures/" + std::string(name)));
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + "]";
+}
+
+#ifndef LAUNCHLAB_EXERCISE
+namespace {
+
+const std::regex& assignment() {
+  static const std::regex re(R"(^#\$ [A-Za-z_][A-Za-z0-9_]*=)");
+  return re;
+}
+
+}  // namespace
+
 std::vector<TruthStage> truth_stages(std::string_view dryrun) {
   std::vector<TruthStage> stages;
   for (const auto& line : lines_of(dryrun)) {
@@ -151,12 +199,14 @@ std::vector<TruthStage> truth_stages(std::string_view dryrun) {
   return stages;
 }
 
-std::vector<std::string> truth_environment_names(std::string_view dryrun) {
-  std::vector<std::string> names;
+std::vector<pipeline::EnvironmentVariable> truth_environment(std::string_view dryrun) {
+  std::vector<pipeline::EnvironmentVariable> variables;
   for (const auto& line : lines_of(dryrun)) {
-    if (std::regex_search(line, assignment())) names.push_back(line.substr(3, line.find('=') - 3));
+    if (!std::regex_search(line, assignment())) continue;
+    const std::size_t equals = line.find('=');
+    variables.push_back({line.substr(3, equals - 3), line.substr(equals + 1)});
   }
-  return names;
+  return variables;
 }
 
 std::optional<TruthProducer> truth_producer(std::string_view dryrun, const std::string& path) {
@@ -245,6 +295,7 @@ std::vector<TruthEntry> truth_ptx(std::string_view ptx) {
         std::size_t element = sizes.at(p.type);
         p.size = m[4].matched ? element * std::stoul(m[4].str()) : element;
         p.align = m[1].matched ? std::stoul(m[1].str()) : element;
+        if (m[4].matched) p.array_length = std::stoul(m[4].str());
         entries.back().params.push_back(p);
       } else {
         throw std::runtime_error("truth_ptx: unexpected parameter line: " + line);
@@ -273,10 +324,13 @@ std::vector<std::size_t> truth_offsets(const std::vector<TruthParam>& params) {
   return offsets;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-  return out + "]";
+std::string truth_stub_name(std::string_view stub_text, const std::string& entry_name) {
+  if (entry_name.rfind("_Z", 0) == 0) return entry_name;
+  const std::regex stub("__device_stub_(_Z" + std::to_string(entry_name.size()) + entry_name + R"(\w*)\s*\()");
+  std::match_results<std::string_view::const_iterator> m;
+  if (std::regex_search(stub_text.begin(), stub_text.end(), m, stub)) return m[1].str();
+  return "(no stub in the file for the extern \"C\" kernel " + entry_name + ")";
 }
+#endif  // LAUNCHLAB_EXERCISE
 
 }  // namespace launchlab::compile_pipeline_tests

@@ -1,6 +1,8 @@
 // What the tests of 01_compile_pipeline share: real nvcc runs on the kernels
-// in kernels/, and the truth about them worked out here, from the files nvcc
-// leaves and from plain text matching, never from the learner's code.
+// in kernels/, how the lab's values are recorded, and the truth about the
+// inputs worked out here, from the files nvcc leaves and from plain text
+// matching, never from the learner's code. The truth exists only in the
+// reference build (launchlab/record.h): the learner's program never holds it.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +12,25 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "launchlab/record.h"
 #include "pipeline.h"
+
+namespace launchlab::pipeline {
+
+// How the lab's values are recorded: by their names and fields, so that a
+// difference reads as `[3].kind: expected "Cicc", got "Cudafe"`.
+nlohmann::json record_value(StageKind kind);
+nlohmann::json record_value(FileKind kind);
+nlohmann::json record_value(const EnvironmentVariable& variable);
+nlohmann::json record_value(const StubArgument& argument);
+nlohmann::json record_value(const StubKernel& kernel);
+nlohmann::json record_value(const RegisteredEntry& entry);
+nlohmann::json record_value(const PtxParam& param);
+nlohmann::json record_value(const PtxRegister& reg);
+
+}  // namespace launchlab::pipeline
 
 namespace launchlab::compile_pipeline_tests {
 
@@ -26,6 +46,11 @@ struct LiveBuild {
   std::vector<std::string> arch_options;
   std::string dryrun;                  ///< everything nvcc --dryrun printed
   std::vector<std::string> kept;       ///< base names of the files left in keep_dir, sorted
+
+  /// The command, as a learner would type it: "nvcc --keep --keep-dir k -arch=sm_90 -c vadd.cu -o vadd.o".
+  std::string command() const;
+  /// The same with --dryrun, whose output is `dryrun`.
+  std::string dryrun_command() const;
 
   /// The path, as nvcc spells it in the dryrun, of a kept file: "k/vadd.ptx".
   std::string kept_path(const std::string& base_name) const { return keep_dir + "/" + base_name; }
@@ -44,10 +69,15 @@ std::vector<std::string> live_names();
 /// `nvcc --dryrun -arch=sm_90 -c vadd.cu -o vadd.o` (no --keep: nvcc's
 /// temporary names, and a cleanup step).
 const std::string& dryrun_without_keep();
+inline constexpr const char* kDryrunWithoutKeepCommand = "nvcc --dryrun -arch=sm_90 -c vadd.cu -o vadd.o";
 
 /// A committed fixture: autograder/tests/01_compile_pipeline/fixtures/<name>.
 std::string fixture(std::string_view name);
 
+/// "[a, b, c]", for messages.
+std::string join(const std::vector<std::string>& items);
+
+#ifndef LAUNCHLAB_EXERCISE
 // --- the truth about a dryrun, by plain text matching ----------------------
 
 /// One `#$` command line that is not a variable assignment.
@@ -57,8 +87,8 @@ struct TruthStage {
   pipeline::StageKind kind = pipeline::StageKind::Unknown;
 };
 std::vector<TruthStage> truth_stages(std::string_view dryrun);
-/// The names of the `#$ NAME=value` lines, in order.
-std::vector<std::string> truth_environment_names(std::string_view dryrun);
+/// The `#$ NAME=value` lines, in order: the name before the first `=`, the rest as written.
+std::vector<pipeline::EnvironmentVariable> truth_environment(std::string_view dryrun);
 
 /// Which command writes a path, and with which option: the first command
 /// line other than `rm` that names the path, as a whole argument (nvcc runs
@@ -79,6 +109,7 @@ struct TruthParam {
   std::string type;
   std::size_t size = 0;
   std::size_t align = 0;
+  std::optional<std::size_t> array_length;
 };
 struct TruthReg {
   std::string type;
@@ -96,7 +127,11 @@ std::vector<TruthEntry> truth_ptx(std::string_view ptx);
 /// its alignment (the C rule, which the parameter buffer follows).
 std::vector<std::size_t> truth_offsets(const std::vector<TruthParam>& params);
 
-/// "[a, b, c]", for messages.
-std::string join(const std::vector<std::string>& items);
+/// The name of the stub nvcc wrote for a PTX entry: the entry's own name for
+/// a C++ kernel ("_Z4vaddPKfS0_Pfi"); for an `extern "C"` one ("plain_c")
+/// the C++ mangling its stub still carries ("_Z7plain_cPf"), found in the
+/// stub's text.
+std::string truth_stub_name(std::string_view stub_text, const std::string& entry_name);
+#endif  // LAUNCHLAB_EXERCISE
 
 }  // namespace launchlab::compile_pipeline_tests

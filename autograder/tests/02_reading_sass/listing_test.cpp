@@ -3,10 +3,15 @@
 // cuobjdump and nvdisasm made of the committed cubins (fixtures/README.md).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "listings.h"
 #include "sass.h"
@@ -15,136 +20,164 @@ namespace {
 namespace lt = launchlab::testing;
 using namespace launchlab::sass;
 using namespace launchlab::sass_tests;
+using lt::Expected;
 
-struct Case {
-  const char* text;
-  const char* predicate;
-  const char* opcode;
+// What parse_instruction gives of an instruction's text.
+struct Parts {
+  std::string predicate;
+  std::string opcode;
   std::vector<std::string> modifiers;
   std::vector<std::string> operands;
 };
 
-void expect_case(const Case& c) {
-  SCOPED_TRACE(c.text);
-  Instruction ins = parse_instruction(c.text);
-  EXPECT_EQ(ins.predicate, c.predicate);
-  EXPECT_EQ(ins.opcode, c.opcode);
-  EXPECT_TRUE(lt::SameSequence(c.modifiers, ins.modifiers)) << "modifiers";
-  EXPECT_TRUE(lt::SameSequence(c.operands, ins.operands)) << "operands";
+nlohmann::json record_value(const Parts& p) {
+  return {{"predicate", p.predicate}, {"opcode", p.opcode}, {"modifiers", p.modifiers}, {"operands", p.operands}};
 }
 
-template <class F>
-::testing::AssertionResult throws_naming(F&& f, const std::string& part) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    std::string what = e.what();
-    if (what.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "the message should contain \"" << part << "\", it says: " << what;
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "expected std::runtime_error, got another exception: " << e.what();
+Parts parts_of(const Instruction& ins) { return {ins.predicate, ins.opcode, ins.modifiers, ins.operands}; }
+
+struct Case {
+  const char* text;
+  Expected<Parts> parts;
+};
+
+void RecordCases(const std::vector<Case>& cases) {
+  for (const auto& c : cases) {
+    RECORD_EQ(parts_of(parse_instruction(c.text)), c.parts) << "parse_instruction(\"" << c.text << "\")";
   }
-  return ::testing::AssertionFailure() << "expected std::runtime_error, nothing was thrown";
 }
 
-void expect_same_as_truth(const std::vector<Function>& functions, const std::vector<TruthInstruction>& truth,
-                          const std::string& what) {
-  SCOPED_TRACE(what);
-  ASSERT_TRUE(same_as_truth(functions, truth));
+std::string parse_of(const char* function, const std::string& text) {
+  return std::string(function) + "(<the listing below>)\n" + lt::with_line_numbers(text);
 }
 
 TEST(Instruction, PredicateOpcodeModifiersOperands) {
-  const std::vector<Case> cases = {
-      {"IMAD.WIDE R2, R5, 0x4, c[0x0][0x210] ;", "", "IMAD", {"WIDE"}, {"R2", "R5", "0x4", "c[0x0][0x210]"}},
-      {"@!P0 IMAD.WIDE.U32 R2, R9, 0x4, R2", "!P0", "IMAD", {"WIDE", "U32"}, {"R2", "R9", "0x4", "R2"}},
-      {"  @P0 EXIT ;  ", "P0", "EXIT", {}, {}},
-      {"EXIT", "", "EXIT", {}, {}},
-      {"S2R R0, SR_TID.X ;", "", "S2R", {}, {"R0", "SR_TID.X"}},
-      {"S2UR UR4, SR_CTAID.X", "", "S2UR", {}, {"UR4", "SR_CTAID.X"}},
-      {"ISETP.GE.U32.AND P0, PT, R9, UR5, PT ;", "", "ISETP", {"GE", "U32", "AND"}, {"P0", "PT", "R9", "UR5", "PT"}},
-      {"@!UPT UIADD3 UR4, UR4, -0x1, URZ", "!UPT", "UIADD3", {}, {"UR4", "UR4", "-0x1", "URZ"}},
-      {"FADD R7, -R2.reuse, |R5| ;", "", "FADD", {}, {"R7", "-R2.reuse", "|R5|"}},
-      {"BRA `(.L_x_1) ;", "", "BRA", {}, {"`(.L_x_1)"}},
-      {"BAR.SYNC.DEFER_BLOCKING 0x0 ;", "", "BAR", {"SYNC", "DEFER_BLOCKING"}, {"0x0"}},
-  };
-  for (const auto& c : cases) expect_case(c);
+  RecordCases({
+      {"IMAD.WIDE R2, R5, 0x4, c[0x0][0x210] ;", LAUNCHLAB_EXPECTED(Parts{"", "IMAD", {"WIDE"}, {"R2", "R5", "0x4", "c[0x0][0x210]"}})},
+      {"@!P0 IMAD.WIDE.U32 R2, R9, 0x4, R2", LAUNCHLAB_EXPECTED(Parts{"!P0", "IMAD", {"WIDE", "U32"}, {"R2", "R9", "0x4", "R2"}})},
+      {"  @P0 EXIT ;  ", LAUNCHLAB_EXPECTED(Parts{"P0", "EXIT", {}, {}})},
+      {"EXIT", LAUNCHLAB_EXPECTED(Parts{"", "EXIT", {}, {}})},
+      {"S2R R0, SR_TID.X ;", LAUNCHLAB_EXPECTED(Parts{"", "S2R", {}, {"R0", "SR_TID.X"}})},
+      {"S2UR UR4, SR_CTAID.X", LAUNCHLAB_EXPECTED(Parts{"", "S2UR", {}, {"UR4", "SR_CTAID.X"}})},
+      {"ISETP.GE.U32.AND P0, PT, R9, UR5, PT ;",
+       LAUNCHLAB_EXPECTED(Parts{"", "ISETP", {"GE", "U32", "AND"}, {"P0", "PT", "R9", "UR5", "PT"}})},
+      {"@!UPT UIADD3 UR4, UR4, -0x1, URZ", LAUNCHLAB_EXPECTED(Parts{"!UPT", "UIADD3", {}, {"UR4", "UR4", "-0x1", "URZ"}})},
+      {"FADD R7, -R2.reuse, |R5| ;", LAUNCHLAB_EXPECTED(Parts{"", "FADD", {}, {"R7", "-R2.reuse", "|R5|"}})},
+      {"BRA `(.L_x_1) ;", LAUNCHLAB_EXPECTED(Parts{"", "BRA", {}, {"`(.L_x_1)"}})},
+      {"BAR.SYNC.DEFER_BLOCKING 0x0 ;", LAUNCHLAB_EXPECTED(Parts{"", "BAR", {"SYNC", "DEFER_BLOCKING"}, {"0x0"}})},
+  });
 }
 
 TEST(Instruction, OperandsKeepBracketsWhole) {
-  const std::vector<Case> cases = {
-      {"LDG.E R2, desc[UR4][R2.64] ;", "", "LDG", {"E"}, {"R2", "desc[UR4][R2.64]"}},
-      {"STG.E.128 desc[UR4][R6.64+0x10], R12", "", "STG", {"E", "128"}, {"desc[UR4][R6.64+0x10]", "R12"}},
-      {"LDS R5, [R0+UR4+0x200] ;", "", "LDS", {}, {"R5", "[R0+UR4+0x200]"}},
-      {"@P2 ATOMG.E.ADD.STRONG.GPU PT, R28, desc[UR4][R16.64], R5 ;", "P2", "ATOMG", {"E", "ADD", "STRONG", "GPU"},
-       {"PT", "R28", "desc[UR4][R16.64]", "R5"}},
-      {"LDC.64 R2, c[0x0][0x380]", "", "LDC", {"64"}, {"R2", "c[0x0][0x380]"}},
-      {"MOV R1, cx[UR4][0x10] ;", "", "MOV", {}, {"R1", "cx[UR4][0x10]"}},
-      {"CALL.ABS.NOINC `(_Z3fooi) ;", "", "CALL", {"ABS", "NOINC"}, {"`(_Z3fooi)"}},
-  };
-  for (const auto& c : cases) expect_case(c);
+  RecordCases({
+      {"LDG.E R2, desc[UR4][R2.64] ;", LAUNCHLAB_EXPECTED(Parts{"", "LDG", {"E"}, {"R2", "desc[UR4][R2.64]"}})},
+      {"STG.E.128 desc[UR4][R6.64+0x10], R12", LAUNCHLAB_EXPECTED(Parts{"", "STG", {"E", "128"}, {"desc[UR4][R6.64+0x10]", "R12"}})},
+      {"LDS R5, [R0+UR4+0x200] ;", LAUNCHLAB_EXPECTED(Parts{"", "LDS", {}, {"R5", "[R0+UR4+0x200]"}})},
+      {"@P2 ATOMG.E.ADD.STRONG.GPU PT, R28, desc[UR4][R16.64], R5 ;",
+       LAUNCHLAB_EXPECTED(Parts{"P2", "ATOMG", {"E", "ADD", "STRONG", "GPU"}, {"PT", "R28", "desc[UR4][R16.64]", "R5"}})},
+      {"LDC.64 R2, c[0x0][0x380]", LAUNCHLAB_EXPECTED(Parts{"", "LDC", {"64"}, {"R2", "c[0x0][0x380]"}})},
+      {"MOV R1, cx[UR4][0x10] ;", LAUNCHLAB_EXPECTED(Parts{"", "MOV", {}, {"R1", "cx[UR4][0x10]"}})},
+      {"CALL.ABS.NOINC `(_Z3fooi) ;", LAUNCHLAB_EXPECTED(Parts{"", "CALL", {"ABS", "NOINC"}, {"`(_Z3fooi)"}})},
+  });
 }
 
 TEST(Instruction, MalformedInputThrows) {
-  EXPECT_TRUE(throws_naming([] { parse_instruction(""); }, "mnemonic"));
-  EXPECT_TRUE(throws_naming([] { parse_instruction("@P0 ;"); }, "mnemonic"));
-  EXPECT_TRUE(throws_naming([] { parse_instruction("FADD R1, , R2"); }, "operand"));
-  EXPECT_TRUE(throws_naming([] { parse_instruction("LDG.E R2, desc[UR4][R2.64"); }, "bracket"));
-  EXPECT_TRUE(throws_naming([] { parse_instruction("LDG.E R2, R3]"); }, "bracket"));
+  struct Malformed {
+    const char* text;
+    Expected<std::string> names;
+  };
+  const std::vector<Malformed> cases = {
+      {"", LAUNCHLAB_EXPECTED(std::string("mnemonic"))},
+      {"@P0 ;", LAUNCHLAB_EXPECTED(std::string("mnemonic"))},
+      {"FADD R1, , R2", LAUNCHLAB_EXPECTED(std::string("operand"))},
+      {"LDG.E R2, desc[UR4][R2.64", LAUNCHLAB_EXPECTED(std::string("bracket"))},
+      {"LDG.E R2, R3]", LAUNCHLAB_EXPECTED(std::string("bracket"))},
+  };
+  for (const auto& c : cases) {
+    RECORD_SCOPE(std::string("parse_instruction(\"") + c.text + "\")");
+    RECORD_THROWS(parse_instruction(c.text), std::runtime_error);
+    const std::string message = lt::message_thrown<std::runtime_error>([&] { parse_instruction(c.text); });
+    RECORD_CONTAINS(message, c.names) << "the exception's message says what is wrong";
+  }
 }
 
 TEST(CuobjdumpSass, EveryInstructionOfTheFixtures) {
-  for (const auto& stem : cubin_stems()) {
-    std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
-    expect_same_as_truth(parse_cuobjdump_sass(text), truth_cuobjdump(text), stem + " (cuobjdump -sass)");
-    if (::testing::Test::HasFatalFailure()) return;
+  std::vector<std::string> listings;
+  for (const auto& stem : cubin_stems()) listings.push_back(stem + ".cubin");
+  listings.push_back("vadd_exe");
+  for (const auto& file : listings) {
+    const std::string text = fixture(file + ".cuobjdump-sass.txt");
+    RECORD_EQ(listed(parse_cuobjdump_sass(text)), truth_listed(truth_cuobjdump(text)))
+        << "parse_cuobjdump_sass(the output of `cuobjdump -sass " << file
+        << "`): every function's name, architecture and instructions, each at its address";
   }
-  std::string text = fixture("vadd_exe.cuobjdump-sass.txt");
-  expect_same_as_truth(parse_cuobjdump_sass(text), truth_cuobjdump(text), "vadd_exe (cuobjdump -sass)");
 }
 
 TEST(CuobjdumpSass, FunctionsAndArchitectures) {
   for (const auto& stem : cubin_stems()) {
-    SCOPED_TRACE(stem);
+    RECORD_SCOPE("parse_cuobjdump_sass(the output of `cuobjdump -sass " + stem + ".cubin`)");
     auto functions = parse_cuobjdump_sass(fixture(stem + ".cubin.cuobjdump-sass.txt"));
-    ASSERT_FALSE(functions.empty());
-    for (const auto& f : functions) EXPECT_EQ(f.arch, stem_arch(stem)) << f.name;
+    std::set<int> archs;
+    for (const auto& f : functions) archs.insert(f.arch);
+    RECORD_EQ(archs, std::set<int>{stem_arch(stem)}) << "the architectures of its functions";
     if (stem.rfind("vadd", 0) == 0) {
-      ASSERT_EQ(functions.size(), 1u);
-      EXPECT_EQ(functions[0].name, "_Z4vaddPKfS0_Pfi");
-      ASSERT_FALSE(functions[0].instructions.empty());
-      EXPECT_EQ(functions[0].instructions.front().address, 0u);
+      std::vector<std::string> names;
+      for (const auto& f : functions) names.push_back(f.name);
+      RECORD_EQ(names, std::vector<std::string>{"_Z4vaddPKfS0_Pfi"}) << "its functions' names";
+      const bool has_instructions = !functions.empty() && !functions[0].instructions.empty();
+      RECORD_REQUIRE(has_instructions);
+      RECORD_EQ(functions[0].instructions.front().address, 0u) << "the address of its first instruction";
     } else {
-      EXPECT_NE(find(functions, "plain_c"), nullptr) << "the extern \"C\" kernel";
-      EXPECT_NE(find(functions, "_Z5scaleIfEvPT_S0_l"), nullptr) << "scale<float>";
+      RECORD_TRUE(find(functions, "plain_c") != nullptr) << "whether it has the extern \"C\" kernel plain_c";
+      RECORD_TRUE(find(functions, "_Z5scaleIfEvPT_S0_l") != nullptr) << "whether it has scale<float>, _Z5scaleIfEvPT_S0_l";
     }
   }
   // An executable with code for sm_80 and sm_90: every function twice.
   auto functions = parse_cuobjdump_sass(fixture("vadd_exe.cuobjdump-sass.txt"));
-  EXPECT_NE(find(functions, "_Z4vaddPKfS0_Pfi", 80), nullptr) << "vadd for sm_80 in vadd_exe";
-  EXPECT_NE(find(functions, "_Z4vaddPKfS0_Pfi", 90), nullptr) << "vadd for sm_90 in vadd_exe";
+  RECORD_TRUE(find(functions, "_Z4vaddPKfS0_Pfi", 80) != nullptr)
+      << "parse_cuobjdump_sass(the output of `cuobjdump -sass vadd_exe`): whether it has vadd for sm_80";
+  RECORD_TRUE(find(functions, "_Z4vaddPKfS0_Pfi", 90) != nullptr)
+      << "parse_cuobjdump_sass(the output of `cuobjdump -sass vadd_exe`): whether it has vadd for sm_90";
 }
 
 TEST(CuobjdumpSass, MalformedListingThrows) {
-  const std::string before_function =
-      "\n\tcode for sm_90\n"
-      "        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */\n";
-  EXPECT_TRUE(throws_naming([&] { parse_cuobjdump_sass(before_function); }, "line 3"));
-  const std::string bad_operand =
-      "\n\tcode for sm_90\n\t\tFunction : k\n"
-      "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
-      "        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */\n"
-      "                                                                   /* 0x000fe40000000800 */\n"
-      "        /*0010*/                   LDG.E R2, desc[UR4][R2.64 ;     /* 0x0000000402027981 */\n";
-  EXPECT_TRUE(throws_naming([&] { parse_cuobjdump_sass(bad_operand); }, "line 7"));
+  struct Malformed {
+    std::string text;
+    Expected<std::string> line;
+  };
+  const std::vector<Malformed> cases = {
+      // An instruction before any function.
+      {"\n\tcode for sm_90\n"
+       "        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */\n",
+       LAUNCHLAB_EXPECTED(std::string("line 3"))},
+      // An operand whose bracket does not close.
+      {"\n\tcode for sm_90\n\t\tFunction : k\n"
+       "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
+       "        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */\n"
+       "                                                                   /* 0x000fe40000000800 */\n"
+       "        /*0010*/                   LDG.E R2, desc[UR4][R2.64 ;     /* 0x0000000402027981 */\n",
+       LAUNCHLAB_EXPECTED(std::string("line 7"))},
+  };
+  for (const auto& c : cases) {
+    RECORD_SCOPE(parse_of("parse_cuobjdump_sass", c.text));
+    RECORD_THROWS(parse_cuobjdump_sass(c.text), std::runtime_error);
+    const std::string message = lt::message_thrown<std::runtime_error>([&] { parse_cuobjdump_sass(c.text); });
+    RECORD_CONTAINS(message, c.line) << "the exception's message names the line";
+  }
 }
 
 TEST(Nvdisasm, EveryInstructionOfTheFixtures) {
   for (const auto& stem : cubin_stems()) {
-    std::string text = fixture(stem + ".cubin.nvdisasm.txt");
-    auto functions = parse_nvdisasm(text);
-    expect_same_as_truth(functions, truth_nvdisasm(text), stem + " (nvdisasm)");
-    if (::testing::Test::HasFatalFailure()) return;
-    for (const auto& f : functions) EXPECT_EQ(f.arch, stem_arch(stem)) << stem << " " << f.name << ": the architecture";
+    const std::string text = fixture(stem + ".cubin.nvdisasm.txt");
+    RECORD_EQ(listed(parse_nvdisasm(text)), [&] {
+      // The architecture is the one the cubin was built for.
+      auto functions = truth_listed(truth_nvdisasm(text));
+      for (auto& f : functions) {
+        if (f.arch != stem_arch(stem)) f.arch = -1;  // a listing that disagrees with its cubin fails the reference
+      }
+      return functions;
+    }()) << "parse_nvdisasm(the output of `nvdisasm " << stem
+         << ".cubin`): every function's name, architecture and instructions, each at its address";
   }
 }
 
@@ -176,50 +209,59 @@ TEST(Nvdisasm, DataInOtherSectionsIsNotCode) {
       ".L_x_0:\n"
       "        /*0040*/                   BRA `(.L_x_0);\n"
       ".L_x_1:\n";
-  auto functions = parse_nvdisasm(listing);
-  ASSERT_EQ(functions.size(), 1u) << "only .text._Z1kPi is code";
-  const Function& f = functions[0];
-  EXPECT_EQ(f.name, "_Z1kPi");
-  EXPECT_EQ(f.arch, 90);
-  std::vector<std::uint32_t> addresses;
-  std::vector<std::string> texts;
-  for (const auto& ins : f.instructions) {
-    addresses.push_back(ins.address);
-    texts.push_back(render(ins));
+  RECORD_EQ(listed(parse_nvdisasm(listing)),
+            std::vector<ListedFunction>{{"_Z1kPi",
+                                         90,
+                                         {"/*0000*/ LDC R1, c[0x0][0x28]", "/*0010*/ S2R R0, SR_TID.X",
+                                          "/*0020*/ ISETP.NE.AND P0, PT, R0, RZ, PT", "/*0030*/ @P0 EXIT",
+                                          "/*0040*/ BRA `(.L_x_0)"}}})
+      << parse_of("parse_nvdisasm", listing)
+      << "its functions: only .text._Z1kPi is code, and only its instruction lines are instructions";
+}
+
+// Where the two parses of one cubin first disagree, in words; empty when the
+// functions and instructions are the same. Branch targets are spelled
+// differently (a label in nvdisasm, an address in cuobjdump), so the
+// operands of an instruction with a label are not compared.
+std::string first_disagreement(const std::vector<Function>& cuobjdump, const std::vector<Function>& nvdisasm) {
+  if (cuobjdump.empty()) return "parse_cuobjdump_sass gave no functions";
+  if (cuobjdump.size() != nvdisasm.size()) {
+    return "parse_cuobjdump_sass gave " + std::to_string(cuobjdump.size()) + " functions, parse_nvdisasm " +
+           std::to_string(nvdisasm.size());
   }
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::uint32_t>{0x0, 0x10, 0x20, 0x30, 0x40}, addresses));
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::string>{"LDC R1, c[0x0][0x28]", "S2R R0, SR_TID.X",
-                                                        "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 EXIT", "BRA `(.L_x_0)"},
-                               texts));
+  for (const auto& fa : cuobjdump) {
+    const Function* fb = find(nvdisasm, fa.name);
+    if (!fb) return fa.name + " is a function of parse_cuobjdump_sass, not of parse_nvdisasm";
+    if (fa.instructions.size() != fb->instructions.size()) {
+      return fa.name + ": " + std::to_string(fa.instructions.size()) + " instructions from parse_cuobjdump_sass, " +
+             std::to_string(fb->instructions.size()) + " from parse_nvdisasm";
+    }
+    for (std::size_t i = 0; i < fa.instructions.size(); ++i) {
+      const Instruction& x = fa.instructions[i];
+      const Instruction& y = fb->instructions[i];
+      char where[96];
+      std::snprintf(where, sizeof where, "instruction %zu (at 0x%04x from parse_cuobjdump_sass)", i, x.address);
+      const std::string at = fa.name + ", " + where + ": ";
+      if (x.address != y.address) return at + "parse_nvdisasm's is at a different address";
+      bool label = false;
+      for (const auto& operand : y.operands) label = label || operand.find('`') != std::string::npos;
+      if (x.full_opcode() != y.full_opcode() || x.predicate != y.predicate || (!label && x.operands != y.operands)) {
+        return at + "parse_cuobjdump_sass gives `" + render(x) + "`, parse_nvdisasm `" + render(y) + "`";
+      }
+    }
+  }
+  return "";
 }
 
 TEST(Nvdisasm, AgreesWithCuobjdump) {
   // Two tools, one cubin: the same functions and the same instructions at
-  // the same addresses. (Branch targets are spelled differently: a label in
-  // nvdisasm, an address in cuobjdump.)
+  // the same addresses.
   for (const auto& stem : cubin_stems()) {
-    SCOPED_TRACE(stem);
-    auto a = parse_cuobjdump_sass(fixture(stem + ".cubin.cuobjdump-sass.txt"));
-    auto b = parse_nvdisasm(fixture(stem + ".cubin.nvdisasm.txt"));
-    ASSERT_FALSE(a.empty()) << "cuobjdump's listing has functions";
-    ASSERT_EQ(a.size(), b.size());
-    for (const auto& fa : a) {
-      const Function* fb = find(b, fa.name);
-      ASSERT_NE(fb, nullptr) << fa.name << " is in cuobjdump's listing but not in nvdisasm's";
-      ASSERT_EQ(fa.instructions.size(), fb->instructions.size()) << fa.name;
-      for (std::size_t i = 0; i < fa.instructions.size(); ++i) {
-        const Instruction& x = fa.instructions[i];
-        const Instruction& y = fb->instructions[i];
-        ASSERT_EQ(x.address, y.address) << fa.name << " instruction " << i;
-        ASSERT_EQ(x.full_opcode(), y.full_opcode()) << fa.name << " at " << std::hex << x.address;
-        ASSERT_EQ(x.predicate, y.predicate) << fa.name << " at " << std::hex << x.address;
-        bool label = false;
-        for (const auto& operand : y.operands) label = label || operand.find('`') != std::string::npos;
-        if (!label) {
-          ASSERT_TRUE(lt::SameSequence(x.operands, y.operands)) << fa.name << " at " << std::hex << x.address;
-        }
-      }
-    }
+    const auto from_cuobjdump = parse_cuobjdump_sass(fixture(stem + ".cubin.cuobjdump-sass.txt"));
+    const auto from_nvdisasm = parse_nvdisasm(fixture(stem + ".cubin.nvdisasm.txt"));
+    RECORD_EQ(first_disagreement(from_cuobjdump, from_nvdisasm), "")
+        << "parse_cuobjdump_sass(`cuobjdump -sass " << stem << ".cubin`) and parse_nvdisasm(`nvdisasm " << stem
+        << ".cubin`): where they first disagree (nothing when they agree)";
   }
 }
 

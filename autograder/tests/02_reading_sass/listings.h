@@ -1,8 +1,9 @@
 // What the tests of 02_reading_sass share: the committed cubins and the
 // listings cuobjdump and nvdisasm made of them (fixtures/README.md), fresh
-// builds and listings where the tools exist, and the truth about a listing
-// worked out here with regular expressions over its lines, never from the
-// learner's code.
+// builds and listings where the tools exist, how the lab's values are
+// recorded, and the truth about a listing worked out here with regular
+// expressions over its lines, never from the learner's code. The truth
+// exists only in the reference build (launchlab/record.h).
 #pragma once
 
 #include <cstdint>
@@ -13,71 +14,48 @@
 #include <string_view>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "cubin_fixtures.h"
+#include "launchlab/record.h"
 #include "sass.h"
 
-namespace launchlab::sass_tests {
+namespace launchlab::sass {
 
-/// The committed cubins, without ".cubin": "vadd.sm_80", ..., "zoo.sm_120".
-std::vector<std::string> cubin_stems();
-/// The architecture in a stem: "zoo.sm_100" gives 100.
-int stem_arch(const std::string& stem);
+// How the lab's values are recorded: by their fields, addresses in hex as
+// the listings print them.
+nlohmann::json record_value(const ConstantOperand& operand);
+nlohmann::json record_value(const ParamRead& read);
+nlohmann::json record_value(const MemoryCounts& counts);
+nlohmann::json record_value(const RegisterUse& use);
+
+}  // namespace launchlab::sass
+
+namespace launchlab::sass_tests {
+using cubin_fixtures::cubin_stems;
+using cubin_fixtures::stem_arch;
 
 /// A committed fixture of this lab: autograder/tests/02_reading_sass/fixtures/<name>.
 std::string fixture(std::string_view name);
 /// A committed fixture of 03_binary_containers (the ELF view of the same cubins).
 std::string fixture03(std::string_view name);
 
-/// One instruction line of a listing, as the regular expressions see it.
-struct TruthInstruction {
-  std::string function;
-  int arch = 0;
-  std::uint32_t address = 0;
-  std::string text;  ///< between the address comment and ';', blanks collapsed to one space
-  int function_index = 0;  ///< which function of the listing, counting from 0 (a name can come twice)
-};
-/// The instruction lines of `cuobjdump -sass` output: /*ADDR*/ TEXT ; /* 0x... */
-std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing);
-/// The instruction lines of `nvdisasm` output inside .text. sections.
-std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing);
-/// The function names of a listing, in order.
-std::vector<std::string> truth_functions(const std::vector<TruthInstruction>& lines);
-
-/// Whether the learner's functions are the listing's, as the regular
-/// expressions see it: the same function names in order, the same
-/// architectures, and each instruction, written back with render(), equal to
-/// the listing's text at the same address.
-::testing::AssertionResult same_as_truth(const std::vector<sass::Function>& functions,
-                                         const std::vector<TruthInstruction>& truth);
+/// A number in hex, as the listings print offsets: "0x210".
+std::string hex_text(std::uint64_t value);
 
 /// An Instruction written back as a listing writes it: "@!P0 IMAD.WIDE R2, R5, 0x4, R2".
 std::string render(const sass::Instruction& ins);
 
-/// The mnemonic with modifiers of an instruction's text ("IMAD.WIDE"), and
-/// the mnemonic alone ("IMAD").
-std::string truth_opcode(const std::string& text);
-std::string truth_mnemonic(const std::string& text);
-/// The instruction lines of one function.
-std::vector<TruthInstruction> of_function(const std::vector<TruthInstruction>& all, const std::string& name);
-/// Every c[0x0][X] operand of each line, in order, that falls in one of
-/// the parameters (X - base inside [offset, offset + size)).
-std::vector<sass::ParamRead> truth_reads(const std::vector<TruthInstruction>& lines, std::uint32_t base,
-                                         const std::vector<sass::ParamSlot>& params);
-/// "{0x40 LDC.64 param 1 +0}", one per read, for messages.
-std::vector<std::string> describe(const std::vector<sass::ParamRead>& reads);
-
-/// What cuobjdump -elf says about one kernel: EIATTR_PARAM_CBANK and the
-/// EIATTR_KPARAM_INFO records (by ordinal).
-struct TruthKernel {
-  std::uint32_t param_base = 0;
-  std::uint32_t param_size = 0;
-  std::vector<sass::ParamSlot> params;
+/// A function of a listing as a record shows it: each instruction is its
+/// address and its text, "/*0040*/ @!P0 IMAD.WIDE R2, R5, 0x4, R2".
+struct ListedFunction {
+  std::string name;
+  int arch = 0;
+  std::vector<std::string> instructions;
 };
-/// Kernel name -> what `cuobjdump -elf` printed for it.
-std::map<std::string, TruthKernel> truth_elf(std::string_view cuobjdump_elf);
-/// The registers `cuobjdump -res-usage` reports, by function name.
-std::map<std::string, int> truth_res_usage(std::string_view res_usage);
+nlohmann::json record_value(const ListedFunction& function);
+/// What the learner's parser read, as a record shows it.
+std::vector<ListedFunction> listed(const std::vector<sass::Function>& functions);
 
 /// A fresh build of kernels/<source> for one architecture, with its listings
 /// (empty when the tool is not installed).
@@ -92,5 +70,49 @@ const LiveBuild& live(const std::string& source, int arch);
 
 /// The learner's function with this name, or nullptr.
 const sass::Function* find(const std::vector<sass::Function>& functions, const std::string& name, int arch = 0);
+
+#ifndef LAUNCHLAB_EXERCISE
+/// One instruction line of a listing, as the regular expressions see it.
+struct TruthInstruction {
+  std::string function;
+  int arch = 0;
+  std::uint32_t address = 0;
+  std::string text;  ///< between the address comment and ';', blanks collapsed to one space
+  int function_index = 0;  ///< which function of the listing, counting from 0 (a name can come twice)
+};
+/// The instruction lines of `cuobjdump -sass` output: /*ADDR*/ TEXT ; /* 0x... */
+std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing);
+/// The instruction lines of `nvdisasm` output inside .text. sections.
+std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing);
+/// The function names of a listing, in order.
+std::vector<std::string> truth_functions(const std::vector<TruthInstruction>& lines);
+/// The listing's functions as a record shows them (see listed()).
+std::vector<ListedFunction> truth_listed(const std::vector<TruthInstruction>& lines);
+
+/// The mnemonic with modifiers of an instruction's text ("IMAD.WIDE"), and
+/// the mnemonic alone ("IMAD").
+std::string truth_opcode(const std::string& text);
+std::string truth_mnemonic(const std::string& text);
+/// The instruction lines of one function.
+std::vector<TruthInstruction> of_function(const std::vector<TruthInstruction>& all, const std::string& name);
+/// Every c[0x0][X] operand of each line, in order, that falls in one of
+/// the parameters (X - base inside [offset, offset + size)).
+std::vector<sass::ParamRead> truth_reads(const std::vector<TruthInstruction>& lines, std::uint32_t base,
+                                         const std::vector<sass::ParamSlot>& params);
+
+/// The registers `cuobjdump -res-usage` reports, by function name.
+std::map<std::string, int> truth_res_usage(std::string_view res_usage);
+#endif  // LAUNCHLAB_EXERCISE
+
+/// What cuobjdump -elf says about one kernel's parameters: EIATTR_PARAM_CBANK
+/// and the EIATTR_KPARAM_INFO records (by ordinal). These are the inputs
+/// param_reads() takes.
+struct ElfLayout {
+  std::uint32_t param_base = 0;
+  std::uint32_t param_size = 0;
+  std::vector<sass::ParamSlot> params;
+};
+/// Kernel name -> its layout, from `cuobjdump -elf` output.
+std::map<std::string, ElfLayout> elf_layouts(std::string_view cuobjdump_elf);
 
 }  // namespace launchlab::sass_tests

@@ -3,13 +3,17 @@
 // hand-made sections.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "containers.h"
 #include "files.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 
 namespace {
@@ -17,6 +21,7 @@ namespace fs = std::filesystem;
 namespace lt = launchlab::testing;
 using namespace launchlab::containers;
 using namespace launchlab::containers_tests;
+using lt::Expected;
 
 std::vector<std::byte> bytes(std::initializer_list<int> values) {
   std::vector<std::byte> out;
@@ -29,46 +34,85 @@ std::string format_name(std::uint8_t f) {
   return f <= 4 ? names[f] : "?";
 }
 
-std::string opt(const std::optional<std::uint32_t>& v) { return v ? std::to_string(*v) : "none"; }
+// A record as cuobjdump -elf names it: its attribute, its format, and an
+// HVAL's value.
+struct Named {
+  std::string attribute;
+  std::string format;
+  std::optional<std::uint16_t> hval;
+};
+nlohmann::json record_value(const Named& n) {
+  return {{"attribute", n.attribute}, {"format", n.format}, {"hval", lt::encode(n.hval)}};
+}
+
+bool is_nv_info(const std::string& name) { return name == ".nv.info" || name.rfind(".nv.info.", 0) == 0; }
+
+// Where the records sit, as they say themselves: the first at the section's
+// offset, each next one after the previous record's 4 bytes and payload; an
+// SVAL's payload as long as its value.
+std::vector<std::string> layout_problems(const std::vector<NvInfoRecord>& records, std::uint64_t section_offset) {
+  std::vector<std::string> problems;
+  std::uint64_t at = section_offset;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const NvInfoRecord& r = records[i];
+    const std::string which = "record " + std::to_string(i) + " (" + attribute_name(r.attribute) + ")";
+    if (r.offset != at) problems.push_back(which + " is at " + hex(r.offset) + ", where the one before ends at " + hex(at));
+    if (r.format == 4 && r.payload.size() != r.value)
+      problems.push_back(which + " is an SVAL of length " + std::to_string(r.value) + " with a payload of " +
+                         std::to_string(r.payload.size()) + " bytes");
+    at = r.offset + 4 + (r.format == 4 ? r.value : 0);
+  }
+  return problems;
+}
+
+std::string read_cubin_of(const std::string& stem) { return "read_cubin(read_elf(the bytes of " + stem + ".cubin))"; }
 
 TEST(NvInfo, RecordsMatchCuobjdumpElf) {
   for (const auto& stem : cubin_stems()) {
-    SCOPED_TRACE(stem);
-    auto file = bytes_of(cubin_path(stem));
+    RECORD_SCOPE("decode_nv_info on the sections of " + stem + ".cubin, as read_elf finds them");
+    const auto file = bytes_of(cubin_path(stem));
     ElfFile elf = read_elf(file);
-    auto truth = cuobjdump_nv_info(fixture_text(stem + ".cubin.cuobjdump-elf.txt"));
-    ASSERT_FALSE(truth.empty()) << "no .nv.info sections in the cuobjdump -elf fixture";
-    for (const auto& [name, attributes] : truth) {
-      const ElfSection* s = elf.find_section(name);
-      ASSERT_NE(s, nullptr) << name;
-      auto records = decode_nv_info(elf.contents(*s), s->offset);
-      std::vector<std::string> got_names, want_names, got_formats, want_formats;
+    std::vector<std::string> names;
+    for (const auto& s : elf.sections) {
+      if (is_nv_info(s.name)) names.push_back(s.name);
+    }
+    std::sort(names.begin(), names.end());
+    RECORD_EQ(names, [&] {
+      std::vector<std::string> expected;
+      for (const auto& [name, attributes] : cubin_fixtures::cuobjdump_nv_info(fixture_text(stem + ".cubin.cuobjdump-elf.txt")))
+        expected.push_back(name);
+      if (expected.empty()) expected.push_back("(the cuobjdump -elf fixture has no .nv.info sections)");
+      return expected;
+    }()) << "the .nv.info sections, sorted, as `cuobjdump -elf` prints them";
+    for (const auto& s : elf.sections) {
+      if (!is_nv_info(s.name)) continue;
+      auto records = decode_nv_info(elf.contents(s), s.offset);
+      std::vector<Named> got;
       for (const auto& r : records) {
-        got_names.push_back(attribute_name(r.attribute));
-        got_formats.push_back(format_name(r.format));
+        got.push_back({attribute_name(r.attribute), format_name(r.format),
+                       r.format == 3 ? std::optional<std::uint16_t>(r.value) : std::nullopt});
       }
-      for (const auto& a : attributes) {
-        want_names.push_back(a.name);
-        want_formats.push_back(a.format);
-      }
-      EXPECT_TRUE(lt::SameSequence(want_names, got_names)) << name << ": attributes";
-      EXPECT_TRUE(lt::SameSequence(want_formats, got_formats)) << name << ": formats";
-      // Where records sit: the first at the section's offset, each next one
-      // after the previous record's 4 bytes and payload.
-      std::uint64_t at = s->offset;
-      for (const auto& r : records) {
-        EXPECT_EQ(r.offset, at) << name << " " << attribute_name(r.attribute);
-        if (r.format == 4) {
-          EXPECT_EQ(r.payload.size(), r.value) << name << " " << attribute_name(r.attribute);
+      RECORD_EQ(got, [&] {
+        // cuobjdump prints an HVAL's value in hex, or (for a version) as
+        // major.minor, which the reference's own reading stands in for.
+        auto truth = cubin_fixtures::cuobjdump_nv_info(fixture_text(stem + ".cubin.cuobjdump-elf.txt"));
+        std::vector<Named> expected;
+        const auto& attributes = truth[s.name];
+        for (std::size_t i = 0; i < attributes.size(); ++i) {
+          const auto& a = attributes[i];
+          Named n{a.name, a.format, std::nullopt};
+          if (a.format == "EIFMT_HVAL") {
+            if (a.value.rfind("0x", 0) == 0) n.hval = static_cast<std::uint16_t>(std::stoul(a.value, nullptr, 16));
+            else if (i < got.size()) n.hval = got[i].hval;
+          }
+          expected.push_back(n);
         }
-        at += 4 + (r.format == 4 ? r.value : 0);
-      }
-      // An HVAL's value is what cuobjdump prints.
-      for (std::size_t i = 0; i < std::min(records.size(), attributes.size()); ++i) {
-        if (attributes[i].format == "EIFMT_HVAL" && attributes[i].value.rfind("0x", 0) == 0) {
-          EXPECT_EQ(records[i].value, std::stoul(attributes[i].value, nullptr, 16)) << name << " " << attributes[i].name;
-        }
-      }
+        return expected;
+      }()) << "decode_nv_info(the bytes of " << s.name << "): each record's attribute, format and HVAL value, as "
+           << "`cuobjdump -elf " << stem << ".cubin` prints them";
+      RECORD_EQ(layout_problems(records, s.offset), std::vector<std::string>{})
+          << "decode_nv_info(the bytes of " << s.name << ", at " << hex(s.offset)
+          << "): where its records sit, by their own offsets and lengths";
     }
   }
 }
@@ -80,68 +124,60 @@ TEST(NvInfo, UnknownAttributesAreKept) {
                         0x04, 0x99, 0x08, 0x00, 1, 2, 3, 4, 5, 6, 7, 8,                     //
                         0x01, 0x7e, 0x00, 0x00,                                            //
                         0x02, 0x4c, 0x01, 0x00});
-  auto records = decode_nv_info(section, 0x1000);
-  ASSERT_EQ(records.size(), 4u);
-  EXPECT_EQ(records[0].attribute, 0x1b);
-  EXPECT_EQ(records[0].format, 3);
-  EXPECT_EQ(records[0].value, 0xff);
-  EXPECT_EQ(records[0].offset, 0x1000u);
-  EXPECT_EQ(records[1].attribute, 0x99);
-  EXPECT_EQ(records[1].format, 4);
-  EXPECT_EQ(records[1].offset, 0x1004u);
-  EXPECT_TRUE(lt::SameSequence(bytes({1, 2, 3, 4, 5, 6, 7, 8}), records[1].payload));
-  EXPECT_EQ(records[2].attribute, 0x7e);
-  EXPECT_EQ(records[2].offset, 0x1010u);
-  EXPECT_TRUE(records[2].payload.empty());
-  EXPECT_EQ(records[3].attribute, 0x4c);
-  EXPECT_EQ(records[3].value, 1);
-  EXPECT_EQ(attribute_name(0x99), "EIATTR_UNKNOWN_0x99");
+  RECORD_EQ(decode_nv_info(section, 0x1000),
+            std::vector<NvInfoRecord>{{0x1000, 3, 0x1b, 0xff, {}},
+                                      {0x1004, 4, 0x99, 8, bytes({1, 2, 3, 4, 5, 6, 7, 8})},
+                                      {0x1010, 1, 0x7e, 0, {}},
+                                      {0x1014, 2, 0x4c, 1, {}}})
+      << "decode_nv_info(the 24 bytes 03 1b ff 00 | 04 99 08 00 01 02 03 04 05 06 07 08 | 01 7e 00 00 | 02 4c 01 00, "
+         "at offset 0x1000): an HVAL, an SVAL of an unknown attribute, an NVAL and a BVAL";
+  RECORD_EQ(attribute_name(0x99), "EIATTR_UNKNOWN_0x99") << "attribute_name(0x99)";
 }
 
 TEST(NvInfo, MalformedSectionsThrow) {
-  auto expect_at = [](const std::vector<std::byte>& section, std::uint64_t offset, const char* what) {
-    try {
-      decode_nv_info(section, 0x200);
-      ADD_FAILURE() << what << ": expected FormatError at offset " << offset;
-    } catch (const FormatError& e) {
-      EXPECT_EQ(e.offset(), offset) << what << ": " << e.what();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << what << ": expected FormatError, got " << e.what();
-    }
+  struct Case {
+    std::vector<std::byte> section;
+    const char* what;
+    Expected<std::string> error;
   };
-  expect_at(bytes({0x03, 0x1b, 0xff, 0x00, 0x04, 0x2f, 0x08, 0x00, 1, 2, 3}), 0x204, "an SVAL whose payload is cut");
-  expect_at(bytes({0x03, 0x1b, 0xff, 0x00, 0x07, 0x2f, 0x00, 0x00}), 0x204, "format 7");
-  expect_at(bytes({0x03, 0x1b, 0xff, 0x00, 0x03, 0x1b}), 0x204, "a record header cut in two");
-  EXPECT_TRUE(decode_nv_info({}, 0).empty()) << "an empty section has no records";
+  const std::vector<Case> cases = {
+      {bytes({0x03, 0x1b, 0xff, 0x00, 0x04, 0x2f, 0x08, 0x00, 1, 2, 3}), "03 1b ff 00 | 04 2f 08 00 01 02 03: an SVAL whose payload is cut",
+       LAUNCHLAB_EXPECTED(std::string("FormatError at offset 0x204"))},
+      {bytes({0x03, 0x1b, 0xff, 0x00, 0x07, 0x2f, 0x00, 0x00}), "03 1b ff 00 | 07 2f 00 00: format 7",
+       LAUNCHLAB_EXPECTED(std::string("FormatError at offset 0x204"))},
+      {bytes({0x03, 0x1b, 0xff, 0x00, 0x03, 0x1b}), "03 1b ff 00 | 03 1b: a record header cut in two",
+       LAUNCHLAB_EXPECTED(std::string("FormatError at offset 0x204"))},
+  };
+  for (const Case& c : cases) {
+    RECORD_EQ(format_error_of([&] { decode_nv_info(c.section, 0x200); }), c.error)
+        << "decode_nv_info(the bytes " << c.what << ", at offset 0x200)";
+  }
+  RECORD_EQ(decode_nv_info({}, 0).size(), 0u) << "decode_nv_info(no bytes, at offset 0): how many records";
 }
 
 TEST(Kernels, AgreeWithCuobjdumpElf) {
-  int kernels_checked = 0;
-  std::set<int> archs;
   for (const auto& stem : cubin_stems()) {
-    SCOPED_TRACE(stem);
-    auto file = bytes_of(cubin_path(stem));
+    RECORD_SCOPE(read_cubin_of(stem));
+    const auto file = bytes_of(cubin_path(stem));
     CubinInfo info = read_cubin(read_elf(file));
-    auto truth = cuobjdump_kernels(fixture_text(stem + ".cubin.cuobjdump-elf.txt"));
-    EXPECT_EQ(info.arch, stem_arch(stem));
-    std::set<std::string> want, got;
-    for (const auto& [name, k] : truth) want.insert(name);
-    for (const auto& k : info.kernels) got.insert(k.name);
-    ASSERT_TRUE(lt::SameSequence(want, got)) << "kernels";
+    RECORD_EQ(info.arch, stem_arch(stem)) << "its arch";
+    std::vector<std::string> names;
+    for (const auto& k : info.kernels) names.push_back(k.name);
+    std::sort(names.begin(), names.end());
+    RECORD_EQ(names, [&] {
+      std::vector<std::string> expected;
+      for (const auto& [name, k] : cubin_fixtures::committed_cuobjdump_kernels(stem)) expected.push_back(name);
+      return expected;
+    }()) << "its kernels' names, sorted, as `cuobjdump -elf " << stem << ".cubin` prints them";
     for (const auto& k : info.kernels) {
-      const TruthKernel& t = truth.at(k.name);
-      EXPECT_EQ(opt(k.registers), opt(t.registers)) << k.name << ": registers (EIATTR_REGCOUNT)";
-      EXPECT_EQ(opt(k.frame_size), opt(t.frame_size)) << k.name << ": frame size (EIATTR_FRAME_SIZE)";
-      EXPECT_EQ(k.param_base, t.param_base) << k.name << ": parameter base (EIATTR_PARAM_CBANK)";
-      EXPECT_EQ(k.param_size, t.param_size) << k.name << ": parameter size (EIATTR_PARAM_CBANK)";
-      EXPECT_TRUE(lt::SameSequence(describe(t.params), describe(k.params))) << k.name << ": EIATTR_KPARAM_INFO";
-      EXPECT_EQ(opt(k.max_threads), opt(t.max_threads)) << k.name << ": EIATTR_MAX_THREADS";
-      ++kernels_checked;
+      RECORD_EQ(facts_of(k), [&] {
+        auto truth = cubin_fixtures::committed_cuobjdump_kernels(stem);
+        auto it = truth.find(k.name);
+        return it == truth.end() ? KernelFacts{} : facts_of(it->second);
+      }()) << "the kernel " << k.name << ": EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_PARAM_CBANK, "
+           << "EIATTR_KPARAM_INFO and EIATTR_MAX_THREADS, as `cuobjdump -elf " << stem << ".cubin` prints them";
     }
-    archs.insert(info.arch);
   }
-  EXPECT_GE(kernels_checked, 10);
-  EXPECT_GE(archs.size(), 3u);
 }
 
 // One fresh build with ptxas -v, its PTX kept: nvcc -cubin --keep (built
@@ -168,32 +204,54 @@ const Fresh& fresh(const std::string& source, int arch) {
   return built.emplace(key, std::move(f)).first->second;
 }
 
+std::string fresh_command(const std::string& source, int arch) {
+  return "`nvcc -cubin -arch=sm_" + std::to_string(arch) + " -Xptxas -v " + source + "`";
+}
+
 TEST(Kernels, MatchPtxasAndPtx) {
   // Fresh builds: ptxas -v reports registers, stack frame and (before
   // sm_90) the size of bank 0; the PTX declares the parameters.
   const std::vector<std::pair<std::string, int>> builds = {
       {"zoo.cu", 80}, {"zoo.cu", 90}, {"zoo.cu", 120}, {"vadd.cu", 100}, {"stack.cu", 90}};
   for (const auto& [source, arch] : builds) {
-    SCOPED_TRACE(source + " for sm_" + std::to_string(arch));
+    RECORD_SCOPE("read_cubin(read_elf(the cubin of " + fresh_command(source, arch) + "))");
     const Fresh& f = fresh(source, arch);
-    auto ptxas = ptxas_verbose(f.verbose);
-    auto ptx = ptx_params(f.ptx);
     CubinInfo info = read_cubin(read_elf(f.cubin));
-    EXPECT_EQ(info.arch, arch);
-    ASSERT_EQ(info.kernels.size(), ptxas.size()) << "kernels (ptxas -v compiled " << ptxas.size() << ")";
+    RECORD_EQ(info.arch, arch) << "its arch";
+    std::vector<std::string> names;
+    for (const auto& k : info.kernels) names.push_back(k.name);
+    std::sort(names.begin(), names.end());
+    RECORD_EQ(names, [&] {
+      std::vector<std::string> expected;
+      for (const auto& [name, p] : ptxas_verbose(f.verbose)) expected.push_back(name);
+      return expected;
+    }()) << "its kernels' names, sorted: the entry functions ptxas -v compiled";
     for (const auto& k : info.kernels) {
-      ASSERT_TRUE(ptxas.count(k.name)) << k.name << " is not in ptxas -v's output";
-      ASSERT_TRUE(ptx.count(k.name)) << k.name << " is not an .entry of the PTX";
-      const TruthPtxas& p = ptxas.at(k.name);
-      EXPECT_EQ(opt(k.registers), std::to_string(p.registers)) << k.name << ": registers";
-      EXPECT_EQ(k.frame_size.value_or(0), p.stack_frame) << k.name << ": stack frame";
-      const auto& params = ptx.at(k.name);
-      EXPECT_TRUE(lt::SameSequence(describe(params), describe(k.params))) << k.name << ": parameters";
-      std::uint32_t end = params.empty() ? 0 : params.back().offset + params.back().size;
-      EXPECT_EQ(k.param_size, end) << k.name << ": parameter size";
-      if (p.cmem0 && !params.empty()) {
-        EXPECT_EQ(k.param_base + k.param_size, p.cmem0) << k.name << ": cmem[0]";
-      }
+      RECORD_SCOPE("the kernel " + k.name);
+      RECORD_EQ(k.registers, [&] {
+        auto ptxas = ptxas_verbose(f.verbose);
+        return ptxas.count(k.name) ? std::optional<std::uint32_t>(ptxas.at(k.name).registers) : std::nullopt;
+      }()) << "its registers, as ptxas -v reports them";
+      RECORD_EQ(k.frame_size.value_or(0), [&] {
+        auto ptxas = ptxas_verbose(f.verbose);
+        return ptxas.count(k.name) ? std::optional<std::uint32_t>(ptxas.at(k.name).stack_frame) : std::nullopt;
+      }()) << "its frame size (0 where .nv.info has none), as ptxas -v reports the stack frame";
+      RECORD_EQ(k.params, [&] {
+        auto ptx = ptx_params(f.ptx);
+        return ptx.count(k.name) ? ptx.at(k.name) : std::vector<KernelParam>{};
+      }()) << "its parameters: each at the next multiple of its alignment, as the PTX declares them";
+      RECORD_EQ(k.param_size, [&] {
+        auto ptx = ptx_params(f.ptx);
+        const auto& params = ptx[k.name];
+        return params.empty() ? 0u : params.back().offset + params.back().size;
+      }()) << "its param_size: where the last PTX parameter ends";
+      // Where ptxas reports the bank's size, the parameters end it; where it
+      // does not (sm_90 on), the reference's own reading stands in for it.
+      RECORD_EQ(k.param_base + k.param_size, [&] {
+        auto ptxas = ptxas_verbose(f.verbose);
+        const std::uint32_t cmem0 = ptxas.count(k.name) ? ptxas.at(k.name).cmem0 : 0;
+        return cmem0 && k.param_size ? cmem0 : k.param_base + k.param_size;
+      }()) << "param_base + param_size, the end of the parameters in bank 0: ptxas -v's cmem[0] where it reports one";
     }
   }
 }
@@ -204,23 +262,34 @@ TEST(Kernels, LaunchBoundsAndStackFrame) {
     if (stem.rfind("zoo", 0) != 0) continue;
     auto file = bytes_of(cubin_path(stem));
     CubinInfo info = read_cubin(read_elf(file));
-    for (const auto& k : info.kernels) {
-      SCOPED_TRACE(stem + " " + k.name);
-      EXPECT_EQ(opt(k.max_threads), k.name == "_Z7boundedPfPKfi" ? "128" : "none");
-    }
+    std::vector<std::string> limits;
+    for (const auto& k : info.kernels)
+      limits.push_back(k.name + ": " + (k.max_threads ? std::to_string(*k.max_threads) : std::string("none")));
+    std::sort(limits.begin(), limits.end());
+    RECORD_EQ(limits, [&] {
+      std::vector<std::string> expected;
+      for (const auto& [name, k] : cubin_fixtures::committed_cuobjdump_kernels(stem))
+        expected.push_back(name + ": " + (name == "_Z7boundedPfPKfi" ? "128" : "none"));
+      std::sort(expected.begin(), expected.end());
+      return expected;
+    }()) << read_cubin_of(stem) << ": each kernel's max_threads, by name";
   }
   // stack.cu: stack_array() keeps 256 floats in local memory, no_stack() none.
+  RECORD_SCOPE("read_cubin(read_elf(the cubin of " + fresh_command("stack.cu", 90) + "))");
   const Fresh& f = fresh("stack.cu", 90);
-  auto ptxas = ptxas_verbose(f.verbose);
   CubinInfo info = read_cubin(read_elf(f.cubin));
-  ASSERT_EQ(info.kernels.size(), 2u);
+  RECORD_EQ(info.kernels.size(), 2u) << "how many kernels";
   for (const auto& k : info.kernels) {
-    ASSERT_TRUE(ptxas.count(k.name)) << k.name;
-    EXPECT_EQ(k.frame_size.value_or(0), ptxas.at(k.name).stack_frame) << k.name << ": stack frame (ptxas -v)";
-    if (k.name == "_Z11stack_arrayPfii") {
-      EXPECT_GE(k.frame_size.value_or(0), 1024u) << "256 floats";
-    }
+    RECORD_EQ(k.frame_size.value_or(0), [&] {
+      auto ptxas = ptxas_verbose(f.verbose);
+      return ptxas.count(k.name) ? std::optional<std::uint32_t>(ptxas.at(k.name).stack_frame) : std::nullopt;
+    }()) << "the frame size of " << k.name << " (0 where .nv.info has none), as ptxas -v reports the stack frame";
   }
+  std::uint32_t stack_array_frame = 0;
+  for (const auto& k : info.kernels) {
+    if (k.name == "_Z11stack_arrayPfii") stack_array_frame = k.frame_size.value_or(0);
+  }
+  RECORD_GE(stack_array_frame, 1024u) << "the frame size of stack_array, _Z11stack_arrayPfii: 256 floats";
 }
 
 }  // namespace

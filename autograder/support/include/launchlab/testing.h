@@ -71,6 +71,24 @@ double median_of(std::vector<double> values);
 /// The lines of a text, without their line ends ("\n" or "\r\n").
 std::vector<std::string> lines_of(std::string_view text);
 
+/// The text with its lines numbered from 1 ("   3 | #$ ptxas ..."), for the
+/// context of a record whose input is a text: a message about "line 3" can
+/// then be checked against the input itself.
+std::string with_line_numbers(std::string_view text);
+
+/// The message of the exception of type E that a call throws, or a sentence
+/// saying that it threw none: what a record of an error message holds.
+template <class E, class Call>
+std::string message_thrown(Call&& call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.what();
+  } catch (...) {
+  }
+  return "(no exception of the expected type was thrown)";
+}
+
 /// The whole content of a file (throws std::runtime_error when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 
