@@ -124,7 +124,9 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
     fs::copy_file(trusted.build_dir / "autograder" / "support" / library, into / library);
   }
   // The course model's facts (cmake/LaunchlabLab.cmake), which the learner part reads instead of lab.toml.
-  fs::copy_file(trusted.build_dir / "course" / "course.json", into / "course.json");
+  if (fs::exists(trusted.build_dir / "course" / "course.json")) {
+    fs::copy_file(trusted.build_dir / "course" / "course.json", into / "course.json");
+  }
   for (const auto& lab : labs) {
     if (trusted.failed.count(lab.slug)) continue;
     std::ifstream list(trusted.build_dir / "exercise" / (lab.slug + ".objects"));

@@ -19,17 +19,22 @@ using namespace launchlab::grader;
 
 namespace {
 
-/// A build folder of its own for each test: nothing may appear in it.
+/// A build folder of its own for each test, in which nothing may appear, and
+/// a folder beside it for what a test asks the command to write.
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device entropy;
-    build_ = fs::temp_directory_path() / ("launchlab-cli-" + std::to_string(getpid()) + "-" + std::to_string(entropy()));
+    const std::string name = "launchlab-cli-" + std::to_string(getpid()) + "-" + std::to_string(entropy());
+    build_ = fs::temp_directory_path() / name;
+    asked_ = fs::temp_directory_path() / (name + "-asked");
     fs::create_directories(build_);
+    fs::create_directories(asked_);
   }
   void TearDown() override {
     EXPECT_TRUE(fs::is_empty(build_)) << "the command wrote into its build folder";
     fs::remove_all(build_);
+    fs::remove_all(asked_);
   }
 
   /// Runs the launchlab program on the course, with an empty build folder.
@@ -54,6 +59,7 @@ class Cli : public ::testing::Test {
   }
 
   fs::path build_;
+  fs::path asked_;
   double seconds_ = 0;
 };
 
@@ -103,7 +109,7 @@ TEST_F(Cli, ABadOrMissingValueIsNamed) {
 // before anything is built.
 TEST_F(Cli, AMissingFolderIsReportedInResultsJson) {
   for (const char* option : {"--submission", "--private-tests"}) {
-    const fs::path json = build_ / "results.json";
+    const fs::path json = asked_ / "results.json";
     fs::remove(json);
     RunOutcome outcome = launchlab({"grade", option, (build_ / "nowhere").string(), "--json", json.string()});
     EXPECT_EQ(outcome.exit_code, 1) << option << "\n" << outcome.output;
