@@ -2,7 +2,9 @@
 // from the committed course alone and kept between gradings; the learner's
 // part is built afresh for every grading, in the sandbox, from the learner's
 // files and the exercise objects the trusted part made.
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "launchlab/grader/stages.h"
@@ -57,8 +59,33 @@ std::vector<std::string> configure_command(const fs::path& sources, const fs::pa
 
 }  // namespace
 
+namespace {
+
+/// The installation a program found on PATH lives in (the folder above its
+/// bin/), wherever its links lead: a sandboxed build must see its cmake and
+/// ninja, which need not live under /usr.
+std::optional<fs::path> installation_of(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::error_code error;
+    fs::path found = fs::canonical(fs::path(dir) / program, error);
+    if (!error && fs::is_regular_file(found)) return found.parent_path().parent_path();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Sandbox sandbox_for(const Sandbox& grading, const SandboxView& view) {
   Sandbox sandbox = grading;
+  if (sandbox.uses_bubblewrap()) {
+    for (const char* tool : {"cmake", "ninja"}) {
+      if (auto prefix = installation_of(tool)) sandbox.binds.push_back({*prefix, {}, false});
+    }
+  }
   for (const auto& path : view.read_only) sandbox.binds.push_back({path, {}, false});
   for (const auto& path : view.writable) sandbox.binds.push_back({path, {}, true});
   sandbox.gpu = view.gpu;
