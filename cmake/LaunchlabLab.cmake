@@ -9,8 +9,8 @@
 # The slug is the lab folder's name and is written nowhere else: the targets,
 # the CTest names and labels, the tests folder (autograder/tests/<slug>) and
 # the solution overlay (solutions/<slug>) all derive from it. lab.toml names
-# the student files and the graded tests; this function reads those two facts
-# from it so that they are not repeated here.
+# the student files and the graded tests; this function takes those facts
+# from the course model (below) so that they are not repeated here.
 #
 # The tests are compiled twice (launchlab/record.h says why): the exercise
 # build, which holds no expected values, and the reference build. It builds
@@ -23,32 +23,130 @@
 # labelled <slug>, solution, and gpu or cpu; GPU tests hold the CTest
 # resource lock "gpu", so that they run one at a time.
 
-function(_launchlab_read_lab_toml toml_path out_student_files out_tests out_gpu_tests)
-  file(READ "${toml_path}" content)
-  string(REGEX MATCH "\nstudent_files[ \t]*=[ \t]*\\[([^]]*)\\]" _ "\n${content}")
-  if(NOT CMAKE_MATCH_1)
-    message(FATAL_ERROR "${toml_path}: no student_files = [...] line")
-  endif()
-  string(REGEX MATCHALL "\"[^\"]+\"" quoted "${CMAKE_MATCH_1}")
-  set(student_files "")
-  foreach(item IN LISTS quoted)
-    string(REPLACE "\"" "" item "${item}")
-    list(APPEND student_files "${item}")
-  endforeach()
+# ---- The lab facts, from the course model -----------------------------------
+#
+# lab.toml is read by the course model alone (autograder/course, through
+# toml++), never here. When the course is configured, the model's sources are
+# compiled into a small program (launchlab-course-facts) that checks every
+# lab.toml and writes, into <build>/course/:
+#
+#   course.json       {"slugs": ["00_vadd_journey", ...],
+#                      "labs": {"00_vadd_journey": {"number": "00", "title": ..., "summary": ...,
+#                               "gpu": "no"|"partly"|"yes", "student_files": [...],
+#                               "tests": [{"name": ..., "points": ..., "needs": [...]}, ...],
+#                               "timeout_seconds": ..., "test_timeout_seconds": ...}, ...}}
+#   chapter-table.md  the chapter table of the site's home page (docs/conf.py)
+#
+# CMake reads course.json with string(JSON). A change to a lab.toml, a new lab
+# or a change to the model configures the course again; a lab.toml that breaks
+# a rule stops the configure with the file, the line and what is wrong. A
+# graded tree's learner part takes the trusted part's course.json, which the
+# grader lays out with the exercise objects: the same committed lab.toml
+# files, read once.
+#
+# toml++ is found by LaunchlabThirdParty.cmake (LAUNCHLAB_toml_INCLUDE_DIR).
+set(LAUNCHLAB_COURSE_MODEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../autograder/course")
+cmake_path(NORMAL_PATH LAUNCHLAB_COURSE_MODEL_DIR)
+set(LAUNCHLAB_COURSE_MODEL_SOURCES
+  "${LAUNCHLAB_COURSE_MODEL_DIR}/model.cpp"
+  "${LAUNCHLAB_COURSE_MODEL_DIR}/tables.cpp")
 
-  # Each [[tests]] table holds a name and optionally needs = ["gpu", ...].
-  string(REPLACE "[[tests]]" ";" tables "${content}")
-  list(POP_FRONT tables)
+# Builds the facts program when it is missing or older than the model, runs
+# it, and keeps course.json's text in the global property LAUNCHLAB_COURSE.
+function(launchlab_read_course)
+  get_property(done GLOBAL PROPERTY LAUNCHLAB_COURSE SET)
+  if(done)
+    return()
+  endif()
+  if(LAUNCHLAB_GRADED_PART STREQUAL "learner")
+    file(READ "${LAUNCHLAB_EXERCISE_DIR}/course.json" course)
+    set_property(GLOBAL PROPERTY LAUNCHLAB_COURSE "${course}")
+    return()
+  endif()
+  set(out "${PROJECT_BINARY_DIR}/course")
+  set(program "${out}/launchlab-course-facts")
+  file(GLOB headers "${LAUNCHLAB_COURSE_MODEL_DIR}/include/launchlab/course/*.h")
+  set(sources ${LAUNCHLAB_COURSE_MODEL_SOURCES} "${LAUNCHLAB_COURSE_MODEL_DIR}/facts.cpp")
+  file(GLOB lab_tomls CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/labs/*/lab.toml")
+  set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${sources} ${headers} ${lab_tomls})
+
+  set(stale FALSE)
+  foreach(input IN LISTS sources headers)
+    if(NOT EXISTS "${program}" OR "${input}" IS_NEWER_THAN "${program}")
+      set(stale TRUE)
+    endif()
+  endforeach()
+  if(stale)
+    message(STATUS "launchlab: building the course model's facts program")
+    file(MAKE_DIRECTORY "${out}")
+    set(include_toml "")
+    if(NOT LAUNCHLAB_toml_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+      set(include_toml -isystem "${LAUNCHLAB_toml_INCLUDE_DIR}")
+    endif()
+    execute_process(
+      COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} "${CMAKE_CXX_COMPILER}" -std=c++20 -O0
+        -I "${LAUNCHLAB_COURSE_MODEL_DIR}/include" ${include_toml} ${sources} -o "${program}.new"
+      RESULT_VARIABLE status
+      OUTPUT_VARIABLE log
+      ERROR_VARIABLE log)
+    if(NOT status EQUAL 0)
+      message(FATAL_ERROR "launchlab: the course model did not compile:\n${log}")
+    endif()
+    file(RENAME "${program}.new" "${program}")
+  endif()
+
+  execute_process(
+    COMMAND "${program}" "${PROJECT_SOURCE_DIR}" "${out}"
+    RESULT_VARIABLE status
+    ERROR_VARIABLE problems)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "launchlab: the course does not read cleanly:\n${problems}")
+  endif()
+  file(READ "${out}/course.json" course)
+  set_property(GLOBAL PROPERTY LAUNCHLAB_COURSE "${course}")
+endfunction()
+
+# The strings of a JSON array: _launchlab_json_strings(out json key...).
+function(_launchlab_json_strings out json)
+  string(JSON count LENGTH "${json}" ${ARGN})
+  set(items "")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(index RANGE ${last})
+      string(JSON item GET "${json}" ${ARGN} ${index})
+      list(APPEND items "${item}")
+    endforeach()
+  endif()
+  set(${out} "${items}" PARENT_SCOPE)
+endfunction()
+
+# The slugs of every lab, in order.
+function(launchlab_course_slugs out)
+  launchlab_read_course()
+  get_property(course GLOBAL PROPERTY LAUNCHLAB_COURSE)
+  _launchlab_json_strings(slugs "${course}" slugs)
+  set(${out} "${slugs}" PARENT_SCOPE)
+endfunction()
+
+# What the build needs of one lab: its student files, its tests, and those of
+# its tests that need a GPU.
+function(_launchlab_lab_facts slug out_student_files out_tests out_gpu_tests)
+  launchlab_read_course()
+  get_property(course GLOBAL PROPERTY LAUNCHLAB_COURSE)
+  string(JSON lab ERROR_VARIABLE missing GET "${course}" labs "${slug}")
+  if(missing)
+    message(FATAL_ERROR "${slug}: not a lab of the course (a lab is a folder of labs/ with a lab.toml, named by its slug)")
+  endif()
+  _launchlab_json_strings(student_files "${lab}" student_files)
   set(tests "")
   set(gpu_tests "")
-  foreach(table IN LISTS tables)
-    string(REGEX MATCH "name[ \t]*=[ \t]*\"([^\"]+)\"" _ "${table}")
-    if(NOT CMAKE_MATCH_1)
-      message(FATAL_ERROR "${toml_path}: a [[tests]] table has no name")
-    endif()
-    set(name "${CMAKE_MATCH_1}")
+  string(JSON count LENGTH "${lab}" tests)
+  math(EXPR last "${count} - 1")
+  foreach(index RANGE ${last})
+    string(JSON name GET "${lab}" tests ${index} name)
+    _launchlab_json_strings(needs "${lab}" tests ${index} needs)
     list(APPEND tests "${name}")
-    if(table MATCHES "needs[ \t]*=[ \t]*\\[[^]]*\"gpu\"")
+    if("gpu" IN_LIST needs)
       list(APPEND gpu_tests "${name}")
     endif()
   endforeach()
@@ -101,13 +199,7 @@ endfunction()
 function(launchlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "LINK_LIBRARIES;USES_LABS")
   get_filename_component(slug "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
-  if(NOT slug MATCHES "^[0-9][0-9]_[a-z0-9_]+$")
-    message(FATAL_ERROR "lab folder '${slug}' is not a slug of the form NN_words")
-  endif()
-
-  set(toml "${CMAKE_CURRENT_SOURCE_DIR}/lab.toml")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${toml}")
-  _launchlab_read_lab_toml("${toml}" student_files tests gpu_tests)
+  _launchlab_lab_facts("${slug}" student_files tests gpu_tests)
 
   # The graded tree's learner part never sees the tests: it links the
   # exercise build's objects that the trusted part compiled.

@@ -8,7 +8,8 @@ can ``literalinclude`` the real files of the course by relative path
 
 Build it with the CMake target ``docs`` (docs/CMakeLists.txt): it runs
 Doxygen on the lab headers first and points Breathe at the XML through the
-environment variable LAUNCHLAB_DOXYGEN_XML.
+environment variable LAUNCHLAB_DOXYGEN_XML, and hands over the chapter table
+the course model made from every lab.toml through LAUNCHLAB_CHAPTER_TABLE.
 """
 
 import html
@@ -103,6 +104,32 @@ cpp_paren_attributes = [
     "__cluster_dims__",
 ]
 
+# -- The chapter table -------------------------------------------------------
+#
+# The home page's table of chapters is not written by hand: the course model
+# makes it from every lab.toml when the course is configured, and it takes
+# the place of this line of docs/index.md.
+
+CHAPTER_TABLE_LINE = "% The chapter table, made from every lab.toml, goes here."
+
+_chapter_table = os.environ.get("LAUNCHLAB_CHAPTER_TABLE", "")
+if not _chapter_table or not Path(_chapter_table).is_file():
+    raise ConfigError(
+        "launchlab: no chapter table from the course model "
+        f"(LAUNCHLAB_CHAPTER_TABLE={_chapter_table!r}). Build the docs through CMake: "
+        "cmake --build <build-dir> --target docs"
+    )
+
+
+def _put_chapter_table(app, docname, source):
+    if docname != app.config.root_doc:
+        return
+    if CHAPTER_TABLE_LINE not in source[0]:
+        raise ConfigError(f"launchlab: {docname}.md lacks the line {CHAPTER_TABLE_LINE!r}")
+    table = Path(_chapter_table).read_text(encoding="utf-8")
+    source[0] = source[0].replace(CHAPTER_TABLE_LINE, table.rstrip("\n"))
+
+
 # -- HTML ---------------------------------------------------------------------
 
 html_theme = "furo"
@@ -145,5 +172,6 @@ def _write_front_door(app, exception):
 
 
 def setup(app):
+    app.connect("source-read", _put_chapter_table)
     app.connect("build-finished", _write_front_door)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

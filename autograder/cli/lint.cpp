@@ -1,10 +1,13 @@
 #include "lint.h"
 
+#include "launchlab/grader/stages.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "launchlab/course/tables.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::cli {
@@ -12,13 +15,6 @@ namespace fs = std::filesystem;
 using namespace launchlab::grader;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool has_sources(const fs::path& dir) {
   if (!fs::is_directory(dir)) return false;
@@ -59,25 +55,17 @@ std::vector<std::string> list_gtest_tests(const fs::path& binary, std::string& p
 
 std::vector<std::string> lint_course(const fs::path& root, const fs::path& build_dir,
                                      const Capabilities& capabilities) {
-  std::vector<std::string> problems;
-  std::vector<Lab> labs;
-  // Load each lab on its own so that one broken lab.toml does not hide the rest.
-  for (const auto& entry : fs::directory_iterator(root / "labs")) {
-    if (!entry.is_directory()) continue;
-    std::string slug = entry.path().filename().string();
-    if (slug.size() < 4 || !std::isdigit(static_cast<unsigned char>(slug[0]))) continue;
-    if (!fs::exists(entry.path() / "lab.toml")) {
-      problems.push_back(slug + ": no lab.toml");
-      continue;
-    }
-    try {
-      labs.push_back(load_lab(entry.path()));
-    } catch (const std::exception& error) {
-      problems.push_back(error.what());
+  // Every lab that reads cleanly is checked: one broken lab.toml does not hide the rest.
+  course::Course course = course::read_course(root);
+  std::vector<std::string> problems = course.problems;
+  const std::vector<Lab>& labs = course.labs;
+
+  // README's chapter table says what each lab.toml says (the site's is made from them).
+  if (!labs.empty()) {
+    for (auto& problem : course::check_chapter_table(read_text(root / "README.md"), "README.md", labs, course::readme_table())) {
+      problems.push_back(std::move(problem));
     }
   }
-  std::sort(labs.begin(), labs.end(), [](const Lab& a, const Lab& b) { return a.slug < b.slug; });
-  if (labs.empty()) problems.push_back("no labs in labs/");
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
 
@@ -86,9 +74,7 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     const fs::path solution_dir = root / "solutions" / lab.slug;
     auto problem = [&](const std::string& text) { problems.push_back(lab.slug + ": " + text); };
 
-    if (lab.chapter != std::stoi(lab.number())) {
-      problem("lab.toml says chapter " + std::to_string(lab.chapter) + " but the slug says " + lab.number());
-    }
+    if (lab.summary.empty()) problem("lab.toml has no summary (what the learner builds, for the chapter tables)");
     if (!fs::exists(root / "chapters" / lab.slug / "index.md")) problem("no chapter page chapters/" + lab.slug + "/index.md");
     if (!has_sources(root / "autograder" / "tests" / lab.slug)) problem("no tests in autograder/tests/" + lab.slug);
     if (!fs::exists(lab_dir / "CMakeLists.txt")) problem("no CMakeLists.txt");

@@ -1,6 +1,8 @@
 // The launchlab command. ./launchlab at the course root builds this program
 // on first use and runs it; everything a learner, an instructor or the
-// course's own CI does goes through here.
+// course's own CI does goes through here. The whole command line is read
+// first (launchlab/cli/arguments.h): --help, and any mistake in it, answer
+// before anything is built or graded.
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,14 +11,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
+#include "launchlab/cli/arguments.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/sandbox.h"
 #include "lint.h"
 
 namespace fs = std::filesystem;
@@ -36,24 +41,47 @@ Context context() {
           build && *build ? fs::path(build) : fs::path(LAUNCHLAB_BINARY_DIR)};
 }
 
-void usage(std::ostream& out) {
-  out << "usage: launchlab <command> [options]\n\n"
-         "Learning:\n"
-         "  list                         the chapters and your progress\n"
-         "  test NN [--solution]         build and run lab NN's tests on your code\n"
-         "  hint NN [--all]              the next hint for lab NN (or all of them)\n"
-         "  docs                         build the course site (Sphinx)\n"
-         "  inspect TOOL ARGS...         the tools your finished labs become (inspect help lists them)\n\n"
-         "Grading:\n"
-         "  grade [--submission DIR] [--json PATH] [--labs NN,NN] [--work DIR]\n"
-         "        [--test-timeout SECONDS] [--private-tests DIR] [--seed N] [--cmake-arg -DX=Y]...\n"
-         "                               grade every lab over a pristine tree; exit 0 only on\n"
-         "                               full marks of what could run here\n"
-         "  doctor                       what this machine can build and grade\n\n"
-         "The course itself:\n"
-         "  check                        build everything and run the course's own tests\n"
-         "  lint                         check labs, metadata, starters and solutions\n";
-}
+/// The course's labs, read when an argument first names one: `--help` and
+/// the commands that name no lab never read lab.toml.
+class CourseLabs {
+ public:
+  explicit CourseLabs(fs::path root) : root_(std::move(root)) {}
+
+  const std::vector<Lab>& labs() {
+    if (!labs_) labs_ = load_course(root_);
+    return *labs_;
+  }
+
+  /// The lab of a slug that lab_number() let through.
+  Lab lab(const std::string& slug) { return *find_lab(labs(), slug); }
+
+  /// Turns "4", "04" or "04_param_buffer" into the lab's slug, and refuses
+  /// anything else. When the course cannot be read, with defer_broken_course
+  /// the value is kept as it is, so that the grader can say what is wrong in
+  /// its results.json.
+  CLI::Validator lab_number(bool defer_broken_course) {
+    return CLI::Validator(
+        [this, defer_broken_course](std::string& which) -> std::string {
+          try {
+            if (auto found = find_lab(labs(), which)) {
+              which = found->slug;
+              return "";
+            }
+          } catch (const std::exception& error) {
+            if (defer_broken_course) return "";
+            return error.what();
+          }
+          std::string known;
+          for (const auto& lab : labs()) known += " " + lab.number();
+          return "no lab '" + which + "'; the labs are" + known;
+        },
+        "");
+  }
+
+ private:
+  fs::path root_;
+  std::optional<std::vector<Lab>> labs_;
+};
 
 /// Runs a program with the terminal as its output, saying nothing itself.
 int run_visible_quietly(const std::vector<std::string>& argv) {
@@ -76,14 +104,6 @@ int run_visible(const std::vector<std::string>& argv) {
   for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
   std::cerr << "+ " << line << std::endl;
   return run_visible_quietly(argv);
-}
-
-Lab require_lab(const Context& ctx, const std::string& which) {
-  auto labs = load_course(ctx.root);
-  if (auto lab = find_lab(labs, which)) return *lab;
-  std::string known;
-  for (const auto& lab : labs) known += " " + lab.number();
-  throw std::runtime_error("no lab '" + which + "'; the labs are:" + known);
 }
 
 fs::path progress_dir(const Context& ctx) { return ctx.build / "progress"; }
@@ -129,10 +149,8 @@ void show_current_hint(const Context& ctx, const Lab& lab) {
   }
 }
 
-int command_hint(const Context& ctx, const std::vector<std::string>& args) {
-  if (args.empty()) throw std::runtime_error("usage: launchlab hint NN [--all]");
-  Lab lab = require_lab(ctx, args[0]);
-  if (std::find(args.begin(), args.end(), "--all") != args.end()) {
+int command_hint(const Context& ctx, const Lab& lab, bool all) {
+  if (all) {
     for (int i = 0; i < static_cast<int>(lab.hints.size()); ++i) print_hint(lab, i);
     return 0;
   }
@@ -146,10 +164,7 @@ void indent(std::ostream& out, const std::string& text, const std::string& prefi
   while (std::getline(lines, line)) out << prefix << line << "\n";
 }
 
-int command_test(const Context& ctx, const std::vector<std::string>& args) {
-  if (args.empty()) throw std::runtime_error("usage: launchlab test NN [--solution]");
-  Lab lab = require_lab(ctx, args[0]);
-  bool solution = std::find(args.begin(), args.end(), "--solution") != args.end();
+int command_test(const Context& ctx, const Lab& lab, bool solution) {
   std::string target = lab.test_binary_name() + (solution ? "_solution" : "");
   std::cerr << "Building " << target << " ..." << std::endl;
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target, lab.reference_binary_name()}) != 0) {
@@ -158,8 +173,11 @@ int command_test(const Context& ctx, const std::vector<std::string>& args) {
   }
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::cerr << "Running " << lab.tests.size() << " tests ..." << std::endl;
+  RunSettings settings;
+  settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
+  fs::create_directories(ctx.build / "run");
   auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
-                               capabilities, ctx.build / "run" / target);
+                               capabilities, ctx.build / "run" / target, settings);
 
   int points = 0, gradable = 0, not_gradable = 0;
   bool any_failed = false;
@@ -218,63 +236,109 @@ int command_list(const Context& ctx) {
   return 0;
 }
 
-std::string value_after(const std::vector<std::string>& args, const std::string& flag) {
-  auto it = std::find(args.begin(), args.end(), flag);
-  if (it == args.end()) return "";
-  if (std::next(it) == args.end()) throw std::runtime_error(flag + " needs a value");
-  return *std::next(it);
+/// grade's arguments, as given (GradeOptions is what the grader takes).
+struct GradeArguments {
+  std::string submission;
+  std::string work;
+  std::string json;
+  std::vector<std::string> labs;  ///< slugs, once parsed
+  int test_timeout_seconds = 0;   ///< 0: each lab's own
+  std::string private_tests;
+  std::string private_visibility = "hidden";
+  std::string seed;
+  int time_limit_seconds = 0;     ///< 0: none
+  std::vector<std::string> cmake_args;
+};
+
+CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) {
+  using launchlab::cli::unsigned_64;
+  using launchlab::cli::whole_number;
+  CLI::App& grade = *app.add_subcommand("grade", "grade every lab over a pristine copy of the course: a score table and results.json");
+  grade.group("Grading");
+  // A missing folder is the instructor's mistake, which results.json reports
+  // (command_grade), rather than an error before results.json is written.
+  grade.add_option("--submission", args.submission,
+                   "the student's files: DIR/labs/NN_slug/FILE, DIR/NN_slug/FILE or DIR/FILE (default: this course's labs/)")
+      ->type_name("DIR");
+  grade.add_option("--json", args.json, "where Gradescope's results.json goes (default: WORK/results.json)")->type_name("PATH");
+  grade.add_option("--labs", args.labs, "grade only these labs, by number or slug (default: every lab)")
+      ->type_name("NN,NN")->delimiter(',')->transform(course.lab_number(true));
+  grade.add_option("--work", args.work, "where the graded tree is built, kept between gradings (default: BUILD/grade)")
+      ->type_name("DIR");
+  grade.add_option("--test-timeout", args.test_timeout_seconds,
+                   "the time one test may take, for every lab (default: each lab.toml's test_timeout_seconds)")
+      ->type_name("SECONDS")->check(whole_number(1, 24 * 3600));
+  grade.add_option("--private-tests", args.private_tests,
+                   "private tests merged in for this grading: DIR/NN_slug/*.cpp, and their points in DIR/NN_slug/tests.toml")
+      ->type_name("DIR");
+  grade.add_option("--private-visibility", args.private_visibility,
+                   "how results.json shows the private tests to students (Gradescope's visibility)")
+      ->type_name("WHEN")->check(CLI::IsMember({"hidden", "after_due_date", "after_published", "visible"}));
+  grade.add_option("--seed", args.seed, "the secret seed of the tests' random inputs (LAUNCHLAB_SEED), so that they differ from what the learner saw")
+      ->type_name("N")->check(unsigned_64());
+  grade.add_option("--time-limit", args.time_limit_seconds,
+                   "a wall clock for the whole grading: past it, every run is ended and results.json says so (default: none)")
+      ->type_name("SECONDS")->check(whole_number(1, 7 * 24 * 3600));
+  grade.add_option("--cmake-arg", args.cmake_args, "one more option for configuring the graded tree; repeat it for more")
+      ->type_name("-DX=Y")->allow_extra_args(false);
+  grade.footer("Only the student files each lab.toml names are taken from the submission. The exit status is 0 only on\n"
+               "full marks of what could run here.");
+  return grade;
 }
 
-int command_grade(const Context& ctx, const std::vector<std::string>& args) {
+int command_grade(const Context& ctx, const GradeArguments& args) {
+  // Before anything runs: the processes the grading starts cannot ptrace
+  // the grader, read its memory or write its /proc files.
+  harden_grader_process();
   const auto start = std::chrono::steady_clock::now();
   GradeOptions options;
   options.course_root = ctx.root;
-  std::string submission = value_after(args, "--submission");
-  options.submission = submission.empty() ? ctx.root : fs::absolute(submission);
-  std::string work = value_after(args, "--work");
-  options.work_dir = work.empty() ? ctx.build / "grade" : fs::absolute(work);
+  options.submission = args.submission.empty() ? ctx.root : fs::absolute(args.submission);
+  options.work_dir = args.work.empty() ? ctx.build / "grade" : fs::absolute(args.work);
   // The committed course's trusted part is kept beside the build, so that a
   // second grading of the same revision rebuilds only the learner's files.
   options.trusted_dir = ctx.build / "graded-course";
-  std::string json = value_after(args, "--json");
-  fs::path json_path = json.empty() ? options.work_dir / "results.json" : fs::absolute(json);
+  fs::path json_path = args.json.empty() ? options.work_dir / "results.json" : fs::absolute(args.json);
+  std::optional<WallClockLimit> wall_clock;
+  if (args.time_limit_seconds > 0) {
+    wall_clock.emplace(std::chrono::seconds(args.time_limit_seconds), [json_path, limit = args.time_limit_seconds] {
+      nlohmann::json stopped = {{"score", 0},
+                                {"output", "The grading took longer than its wall clock of " + std::to_string(limit) +
+                                               " s and was stopped; nothing was graded. The course staff can see the log."},
+                                {"tests", nlohmann::json::array()}};
+      write_file_atomically(json_path, stopped.dump(2) + "\n");
+      std::cout << "launchlab grade: stopped by the wall clock after " << limit << " s\n" << std::flush;
+    });
+  }
   std::string architectures = LAUNCHLAB_CUDA_ARCHITECTURES;
   std::replace(architectures.begin(), architectures.end(), ',', ';');
   options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
-  if (std::string limit = value_after(args, "--test-timeout"); !limit.empty()) {
-    options.test_timeout_seconds = std::stoi(limit);
-    if (*options.test_timeout_seconds <= 0) throw std::runtime_error("--test-timeout must be positive");
-  }
-  if (std::string dir = value_after(args, "--private-tests"); !dir.empty()) {
-    options.private_tests = fs::absolute(dir);
-    if (!fs::is_directory(options.private_tests)) throw std::runtime_error("no folder " + dir);
-  }
-  options.seed = value_after(args, "--seed");
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    if (*it == "--cmake-arg" && std::next(it) != args.end()) options.cmake_args.push_back(*std::next(it));
-  }
-  if (std::string labs = value_after(args, "--labs"); !labs.empty()) {
-    auto course = load_course(ctx.root);
-    std::stringstream list(labs);
-    std::string which;
-    while (std::getline(list, which, ',')) {
-      auto lab = find_lab(course, which);
-      if (!lab) throw std::runtime_error("--labs: no lab '" + which + "'");
-      options.only_labs.push_back(lab->slug);
-    }
-  }
-  if (!fs::is_directory(options.submission)) throw std::runtime_error("no submission folder " + options.submission.string());
+  options.cmake_args.insert(options.cmake_args.end(), args.cmake_args.begin(), args.cmake_args.end());
+  if (args.test_timeout_seconds > 0) options.test_timeout_seconds = args.test_timeout_seconds;
+  if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
+  options.seed = args.seed;
+  options.only_labs = args.labs;
 
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::vector<LabResult> results;
   std::string failure;
   try {
+    // The instructor's mistakes too end in a results.json that says what is wrong.
+    if (!fs::is_directory(options.submission)) throw std::runtime_error("no submission folder " + options.submission.string());
+    if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
+      throw std::runtime_error("no private tests folder " + options.private_tests.string());
+    }
+    options.sandbox = choose_sandbox();
+    std::cerr << "launchlab grade: sandbox: " << options.sandbox.describe() << std::endl;
     results = grade_submission(options, capabilities);
   } catch (const std::exception& error) {
     failure = error.what();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::json report = results_json(results, capabilities, seconds);
+  ReportSettings report_settings;
+  report_settings.private_visibility = args.private_visibility;
+  nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
+  report["extra_data"]["sandbox"] = options.sandbox.describe();
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;
@@ -371,6 +435,21 @@ int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
   return run_visible_quietly(argv);
 }
 
+/// `launchlab trace`: built like the inspect tools, from lab 12 (autograder/trace/).
+int command_trace(const Context& ctx, const std::vector<std::string>& args) {
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(15);
+  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_trace"}, {}, {}, limits);
+  if (!built.exited_cleanly()) {
+    std::cerr << built.output << "\nlaunchlab trace is built from your lab 12 (and labs 03, 04, 06, 07), and it does not "
+                 "build (the messages above say why).\n";
+    return 1;
+  }
+  std::vector<std::string> argv = {(ctx.build / "autograder" / "trace" / "launchlab-trace").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_visible_quietly(argv);
+}
+
 int command_lint(const Context& ctx) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
@@ -383,29 +462,76 @@ int command_lint(const Context& ctx) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    usage(std::cout);
-    return args.empty() ? 2 : 0;
+  const Context ctx = context();
+  CourseLabs course(ctx.root);
+
+  CLI::App app("The launchlab course's one command (./launchlab at the course's root builds it and runs it).", "launchlab");
+  app.require_subcommand(1);
+
+  std::string lab;  // the slug of the lab that test or hint names
+  const auto lab_argument = [&](CLI::App& command) {
+    command.add_option("NN", lab, "the lab: its number (04, or 4) or its slug")->required()->transform(course.lab_number(false));
+  };
+
+  CLI::App& list = *app.add_subcommand("list", "the chapters and your progress")->group("Learning");
+  CLI::App& test = *app.add_subcommand("test", "build and run lab NN's tests on your code")->group("Learning");
+  lab_argument(test);
+  bool solution = false;
+  test.add_flag("--solution", solution, "run them on the reference solution instead");
+  CLI::App& hint = *app.add_subcommand("hint", "the next hint for lab NN")->group("Learning");
+  lab_argument(hint);
+  bool all_hints = false;
+  hint.add_flag("--all", all_hints, "every hint of the lab, in order");
+  CLI::App& docs = *app.add_subcommand("docs", "build the course site (Sphinx)")->group("Learning");
+  CLI::App& inspect = *app.add_subcommand("inspect", "the tools your finished labs become: `launchlab inspect help` lists them")
+                           ->group("Learning")
+                           ->prefix_command();
+  inspect.footer("usage: launchlab inspect TOOL ARGS...\n"
+                 "The tools are built from your own labs first; `launchlab inspect help` lists those they provide and\n"
+                 "`launchlab inspect TOOL --help` gives a tool's arguments.");
+  // Listed here; its arguments, --help included, are the tool's own (autograder/trace/main.cpp),
+  // so main hands them over before parsing.
+  app.add_subcommand("trace", "what libcuda wrote for each kernel launch of a program (trace --help)")->group("Learning");
+
+  GradeArguments grade_arguments;
+  CLI::App& grade = define_grade(app, grade_arguments, course);
+  CLI::App& doctor = *app.add_subcommand("doctor", "what this machine can build and grade")->group("Grading");
+
+  CLI::App& check = *app.add_subcommand("check", "build everything and run the course's own tests")->group("The course itself");
+  CLI::App& lint = *app.add_subcommand("lint", "check labs, metadata, chapter tables, starters and solutions")->group("The course itself");
+
+  CLI::App& help = *app.add_subcommand("help", "this list, or a command's options (help grade)")->group("");
+  std::string topic;
+  std::vector<std::string> commands;
+  for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
+  help.add_option("COMMAND", topic, "the command")->check(CLI::IsMember(commands));
+  // Set last: a subcommand takes its parent's footer when it is added.
+  app.footer("`launchlab COMMAND --help` (or `launchlab help COMMAND`) gives a command's options.");
+
+  if (argc < 2) {
+    std::cout << launchlab::cli::help_of(app);
+    return 2;
   }
-  std::string command = args[0];
-  args.erase(args.begin());
-  Context ctx = context();
+  if (std::string_view(argv[1]) == "trace") return command_trace(ctx, std::vector<std::string>(argv + 2, argv + argc));
+  if (auto status = launchlab::cli::parse_arguments(app, argc, argv)) return *status;
+
   try {
-    if (command == "list") return command_list(ctx);
-    if (command == "test") return command_test(ctx, args);
-    if (command == "hint") return command_hint(ctx, args);
-    if (command == "grade") return command_grade(ctx, args);
-    if (command == "doctor") return command_doctor(ctx);
-    if (command == "docs") return command_docs(ctx);
-    if (command == "check") return command_check(ctx);
-    if (command == "lint") return command_lint(ctx);
-    if (command == "inspect") return command_inspect(ctx, args);
-    std::cerr << "launchlab: unknown command '" << command << "'\n\n";
-    usage(std::cerr);
-    return 2;
+    if (help.parsed()) {
+      std::cout << launchlab::cli::help_of(topic.empty() ? app : *app.get_subcommand(topic));
+      return 0;
+    }
+    if (list.parsed()) return command_list(ctx);
+    if (test.parsed()) return command_test(ctx, course.lab(lab), solution);
+    if (hint.parsed()) return command_hint(ctx, course.lab(lab), all_hints);
+    if (grade.parsed()) return command_grade(ctx, grade_arguments);
+    if (doctor.parsed()) return command_doctor(ctx);
+    if (docs.parsed()) return command_docs(ctx);
+    if (check.parsed()) return command_check(ctx);
+    if (lint.parsed()) return command_lint(ctx);
+    if (inspect.parsed()) return command_inspect(ctx, inspect.remaining());
   } catch (const std::exception& error) {
-    std::cerr << "launchlab " << command << ": " << error.what() << "\n";
+    std::cerr << "launchlab " << app.get_subcommands().front()->get_name() << ": " << error.what() << "\n";
     return 2;
   }
+  return 2;
 }

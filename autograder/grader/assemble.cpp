@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::uintmax_t kStudentFileLimit = 1u << 20;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string trim(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -47,12 +40,58 @@ void copy_tree(const fs::path& from, const fs::path& to) {
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::skip_symlinks);
 }
 
+/// Makes `into` hold exactly the files of `from`, rewriting only those whose
+/// content (or kind, or mode) differs, so that an unchanged file keeps its
+/// time and a changed one is newer than anything built from it.
+void update_changed_files(const fs::path& from, const fs::path& into) {
+  std::error_code ignored;
+  fs::create_directories(into);
+  std::vector<fs::path> stale;
+  for (auto it = fs::recursive_directory_iterator(into); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path counterpart = from / it->path().lexically_relative(into);
+    const auto have = it->symlink_status().type();
+    if (fs::symlink_status(counterpart, ignored).type() != have) {
+      stale.push_back(it->path());
+      if (have == fs::file_type::directory) it.disable_recursion_pending();
+    }
+  }
+  for (const auto& path : stale) fs::remove_all(path, ignored);
+  for (const auto& entry : fs::recursive_directory_iterator(from)) {
+    const fs::path target = into / entry.path().lexically_relative(from);
+    const auto kind = entry.symlink_status().type();
+    if (kind == fs::file_type::directory) {
+      fs::create_directories(target);
+    } else if (kind == fs::file_type::symlink) {
+      if (!fs::is_symlink(fs::symlink_status(target, ignored)) || fs::read_symlink(target) != fs::read_symlink(entry.path())) {
+        fs::remove(target, ignored);
+        fs::copy_symlink(entry.path(), target);
+      }
+    } else if (kind == fs::file_type::regular) {
+      const auto mode = entry.symlink_status().permissions();
+      if (fs::is_regular_file(fs::symlink_status(target, ignored)) && fs::status(target).permissions() == mode &&
+          read_text(target) == read_text(entry.path())) {
+        continue;
+      }
+      fs::remove(target, ignored);
+      fs::copy_file(entry.path(), target);
+      fs::permissions(target, mode);
+    }
+  }
+}
+
 bool is_test_source(const fs::path& path) {
   static const std::set<std::string> kSources = {".cpp", ".cc", ".cu", ".h", ".hpp", ".cuh", ".inc"};
   return kSources.count(path.extension().string()) > 0;
 }
 
 }  // namespace
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 namespace {
 
@@ -96,22 +135,30 @@ CommittedCourse export_committed_course(const fs::path& course_root, const fs::p
   const fs::path marker = into / ".launchlab-export";
   if (fs::exists(marker) && read_text(marker) == key) return {into, revision};
 
+  // The new revision is staged beside the export, then only what differs
+  // is written into it: the trusted build beside it decides what to rebuild
+  // by file times, and git archive dates every file by its commit, which may
+  // be older than the last build (an older tag checked out, a rebase).
   std::error_code ignored;
-  fs::remove_all(into, ignored);
-  fs::create_directories(into);
+  const fs::path staged = into.parent_path() / (into.filename().string() + ".staged");
+  fs::remove_all(staged, ignored);
+  fs::create_directories(staged);
   if (clone) {
     const fs::path tarball = into.parent_path() / (into.filename().string() + ".tar");
     run_or_throw({"git", "-C", course_root.string(), "archive", "--format=tar", "-o", tarball.string(), "HEAD"}, {},
                  "git archive HEAD");
-    run_or_throw({"tar", "-xf", tarball.string(), "-C", into.string()}, {}, "unpacking the course");
+    run_or_throw({"tar", "-xf", tarball.string(), "-C", staged.string()}, {}, "unpacking the course");
     fs::remove(tarball, ignored);
   } else {
-    copy_tree(course_root, into);
+    copy_tree(course_root, staged);
   }
   for (const auto& [relative, from] : privates) {
-    fs::create_directories((into / relative).parent_path());
-    fs::copy_file(from, into / relative, fs::copy_options::overwrite_existing);
+    fs::create_directories((staged / relative).parent_path());
+    fs::copy_file(from, staged / relative, fs::copy_options::overwrite_existing);
   }
+  fs::remove(marker, ignored);
+  update_changed_files(staged, into);
+  fs::remove_all(staged, ignored);
   std::ofstream(marker) << key;
   return {into, revision};
 }

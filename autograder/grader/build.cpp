@@ -12,13 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool has_ninja() {
   RunLimits limits;
   limits.timeout = std::chrono::seconds(20);
@@ -34,7 +27,7 @@ RunLimits build_limits(const BuildSettings& settings) {
 
 /// Configures a build folder unless it was configured with the same command.
 RunOutcome configure(const std::vector<std::string>& command, const fs::path& build_dir, const RunLimits& limits,
-                     const CommandWrapper& sandbox, const SandboxView& view) {
+                     const Sandbox& sandbox) {
   std::string stamp_text;
   for (const auto& arg : command) stamp_text += arg + "\n";
   const fs::path stamp = build_dir / "launchlab-configure-command";
@@ -46,7 +39,7 @@ RunOutcome configure(const std::vector<std::string>& command, const fs::path& bu
   std::error_code ignored;
   fs::create_directories(build_dir, ignored);
   fs::remove(stamp, ignored);
-  RunOutcome outcome = run_limited(sandbox ? sandbox(command, view) : command, build_dir, {}, limits);
+  RunOutcome outcome = run_limited(command, build_dir, {}, limits, sandbox);
   if (outcome.exited_cleanly()) std::ofstream(stamp) << stamp_text;
   return outcome;
 }
@@ -63,6 +56,14 @@ std::vector<std::string> configure_command(const fs::path& sources, const fs::pa
 }
 
 }  // namespace
+
+Sandbox sandbox_for(const Sandbox& grading, const SandboxView& view) {
+  Sandbox sandbox = grading;
+  for (const auto& path : view.read_only) sandbox.binds.push_back({path, {}, false});
+  for (const auto& path : view.writable) sandbox.binds.push_back({path, {}, true});
+  sandbox.gpu = view.gpu;
+  return sandbox;
+}
 
 std::string build_errors(const std::string& log_text, const fs::path& root) {
   std::istringstream lines(log_text);
@@ -89,7 +90,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   const RunLimits limits = build_limits(settings);
   RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted", {"-DLAUNCHLAB_WITH_SOLUTIONS=ON"},
                                                       settings.cmake_args),
-                                    build_dir, limits, {}, {});
+                                    build_dir, limits, Sandbox{});
   if (!configured.exited_cleanly()) {
     trusted.configure_problem = "the course could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, course.root);
@@ -122,6 +123,8 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
   for (const char* library : {"liblaunchlab_test_support_exercise.a", "liblaunchlab_records.a"}) {
     fs::copy_file(trusted.build_dir / "autograder" / "support" / library, into / library);
   }
+  // The course model's facts (cmake/LaunchlabLab.cmake), which the learner part reads instead of lab.toml.
+  fs::copy_file(trusted.build_dir / "course" / "course.json", into / "course.json");
   for (const auto& lab : labs) {
     if (trusted.failed.count(lab.slug)) continue;
     std::ifstream list(trusted.build_dir / "exercise" / (lab.slug + ".objects"));
@@ -140,11 +143,10 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
 }
 
 LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercise_dir, const std::vector<Lab>& labs,
-                                const std::vector<Lab>& all_labs, const fs::path& build_dir, const BuildSettings& settings) {
+                                const fs::path& build_dir, const BuildSettings& settings) {
   LearnerBuild learner;
   learner.build_dir = build_dir;
   const RunLimits limits = build_limits(settings);
-  (void)all_labs;
   SandboxView view;
   view.read_only = {sources, exercise_dir};
   view.writable = {build_dir};
@@ -152,7 +154,7 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
                                                       {"-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
                                                        "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()},
                                                       settings.cmake_args),
-                                    build_dir, limits, settings.sandbox, view);
+                                    build_dir, limits, sandbox_for(settings.sandbox, view));
   if (!configured.exited_cleanly()) {
     learner.configure_problem = "the graded tree could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, sources);
@@ -160,7 +162,7 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
   }
   for (const auto& lab : labs) {
     std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", lab.test_binary_name()};
-    RunOutcome built = run_limited(settings.sandbox ? settings.sandbox(command, view) : command, build_dir, {}, limits);
+    RunOutcome built = run_limited(command, build_dir, {}, limits, sandbox_for(settings.sandbox, view));
     if (!built.exited_cleanly()) {
       learner.failed[lab.slug] = "the lab did not compile (the build " + built.describe(limits) + "):\n" +
                                  build_errors(built.output, sources);

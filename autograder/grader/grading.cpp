@@ -139,14 +139,6 @@ void prepare_work_dir(const fs::path& work_dir) {
   fs::permissions(work_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
-/// The labs a graded lab builds on (06 on 07), which the learner part needs too.
-std::vector<std::string> with_used_labs(const std::vector<Lab>& labs, const fs::path& course_root) {
-  std::vector<std::string> slugs;
-  for (const auto& lab : labs) slugs.push_back(lab.slug);
-  (void)course_root;
-  return slugs;
-}
-
 }  // namespace
 
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
@@ -194,8 +186,8 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   assemble_test_data(course, labs, data_dir);
 
   log(options, "building the submission");
-  LearnerBuild learner = build_learner_part(learner_sources, exercise_dir, labs, all_labs,
-                                            options.work_dir / "learner-build", build);
+  LearnerBuild learner =
+      build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build);
 
   std::vector<LabResult> results;
   GuardedFiles guard;
@@ -237,7 +229,6 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
                                   trusted.build_dir / "tests" / lab.reference_binary_name()},
                                  capabilities, options.work_dir / "run" / lab.slug, settings);
   }
-  (void)with_used_labs;
   return results;
 }
 

@@ -19,7 +19,9 @@ bool full_marks(const std::vector<LabResult>& labs) {
 }
 
 void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities) {
-  int points = 0, gradable = 0, not_gradable = 0;
+  // Points not graded here either need what this machine lacks, or could
+  // not be judged at all (the course's reference could not judge them).
+  int points = 0, gradable = 0, needs_machine = 0, not_judged = 0;
   out << "\n" << std::left << std::setw(26) << "lab" << std::right << std::setw(10) << "points" << std::setw(9)
       << "passed" << std::setw(9) << "failed" << std::setw(22) << "not gradable here" << "\n";
   for (const auto& lab : labs) {
@@ -28,6 +30,8 @@ void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, co
       if (test.status == TestStatus::passed) ++passed;
       else if (test.status == TestStatus::failed) ++failed;
       else ++skipped;
+      if (test.status == TestStatus::needs_gpu || test.status == TestStatus::needs_tool) needs_machine += test.max_points;
+      if (test.status == TestStatus::not_graded) not_judged += test.max_points;
     }
     std::string score = std::to_string(lab.points()) + "/" + std::to_string(lab.gradable_max());
     std::string aside = skipped ? std::to_string(skipped) + " tests, " + std::to_string(lab.not_gradable_points()) + " pts" : "-";
@@ -40,12 +44,14 @@ void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, co
     }
     points += lab.points();
     gradable += lab.gradable_max();
-    not_gradable += lab.not_gradable_points();
   }
   out << "\nScore: " << points << "/" << gradable << " points graded here";
-  if (not_gradable > 0) {
-    out << "; " << not_gradable << " more points were NOT graded here (" << capabilities.gpu_detail
+  if (needs_machine > 0) {
+    out << "; " << needs_machine << " more points were NOT graded here (" << capabilities.gpu_detail
         << "): they need a GPU or a CUDA tool this machine lacks";
+  }
+  if (not_judged > 0) {
+    out << "; " << not_judged << " more points could not be judged here (each test says why) and count neither way";
   }
   out << ".\n";
 }

@@ -2,6 +2,7 @@
 // transcript; then the judge, test by test.
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -65,11 +66,12 @@ class TranscriptFollower {
 struct ProgramRuns {
   Transcript transcript;
   std::map<std::string, std::string> why_missing;
+  std::string text;  ///< every run's transcript, one after the other
 };
 
 ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
                         const std::vector<std::string>& environment, const RunLimits& limits,
-                        const CommandWrapper& wrap, const SandboxView& view,
+                        const Sandbox& sandbox,
                         GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
   ProgramRuns runs;
   std::vector<std::string> remaining;
@@ -94,8 +96,8 @@ ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& 
     };
     std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(remaining),
                                      "--gtest_color=no"};
-    if (wrap) argv = wrap(argv, view);
-    RunOutcome outcome = run_limited(argv, scratch, environment, limits, watch, &channel);
+    RunOutcome outcome = run_limited(argv, scratch, environment, limits, sandbox, watch, &channel);
+    runs.text += channel.report;
     Transcript transcript = parse_transcript(channel.report);
     if (channel.overflowed) transcript.done = false;
 
@@ -198,9 +200,34 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
 
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it
-  // records is what the learner's program is compared with.
-  ProgramRuns reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, {}, {},
-                                      nullptr, tampering, "the reference's");
+  // records is what the learner's program is compared with. A learner's
+  // re-test reads it from the cache while the reference program and the
+  // environment are the same.
+  ProgramRuns reference;
+  const std::string cache_key = [&] {
+    std::string key = programs.reference.string() + "\n";
+    std::error_code error;
+    key += std::to_string(fs::last_write_time(programs.reference, error).time_since_epoch().count()) + "\n";
+    for (const auto& entry : environment) key += entry + "\n";
+    return key;
+  }();
+  bool cached = false;
+  if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
+    std::ifstream in(settings.reference_cache, std::ios::binary);
+    std::string key_line, text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.starts_with(cache_key)) {
+      reference.text = text.substr(cache_key.size());
+      reference.transcript = parse_transcript(reference.text);
+      cached = true;
+    }
+  }
+  if (!cached) {
+    reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, Sandbox{}, nullptr,
+                            tampering, "the reference's");
+    if (!settings.reference_cache.empty() && reference.why_missing.empty()) {
+      std::ofstream(settings.reference_cache, std::ios::binary | std::ios::trunc) << cache_key << reference.text;
+    }
+  }
   SandboxView view;
   view.read_only = settings.learner_reads;
   view.read_only.push_back(programs.learner);
@@ -210,8 +237,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;
-  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits, settings.sandbox,
-                                    view, settings.guard, tampering, "your");
+  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
+                                    sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }
@@ -220,10 +247,20 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   for (const auto& test : lab.tests) {
     results.push_back(judge_test(test, evidence_of(reference, test.name), evidence_of(learner, test.name), capabilities));
   }
-  // Code that changes the grader's files forfeits the lab, whatever its tests said.
+  // Code that changes the grader's files forfeits the lab, whatever its tests
+  // said; so does a transcript with lines the test support never writes (a
+  // record outside its test, an end without its start): something else wrote
+  // to it, and nothing in it is evidence then.
+  std::string why;
   if (!tampering.empty()) {
-    std::string why = "the code under test changed files the grader needs, so this lab scores 0:";
+    why = "the code under test changed files the grader needs, so this lab scores 0:";
     for (const auto& line : tampering) why += "\n  " + line;
+  }
+  if (!learner.transcript.problems.empty()) {
+    why += (why.empty() ? "" : "\n") + std::string("your program's transcript holds lines that no test wrote (") +
+           learner.transcript.problems.front() + "): something other than the tests wrote to it, so this lab scores 0";
+  }
+  if (!why.empty()) {
     for (auto& result : results) {
       if (result.status == TestStatus::passed) result.status = TestStatus::failed;
       result.points = 0;

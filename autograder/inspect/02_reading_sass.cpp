@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "launchlab/cli/arguments.h"
 #include "sass.h"
 #include "tool.h"
 
@@ -72,14 +74,13 @@ std::string register_list(const char* prefix, const std::vector<int>& numbers) {
   return out;
 }
 
-int run_sass(const std::vector<std::string>& args) {
-  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw std::runtime_error("usage: sass FILE");
-  std::string text = read_all(args[0]);
+int run_sass(const std::string& path) {
+  std::string text = read_all(path);
   bool binary = text.size() >= 4 && (text.compare(0, 4, "\x7f" "ELF") == 0 || text.compare(0, 4, "\x50\xed\x55\xba") == 0);
-  if (binary) text = disassemble(args[0]);
+  if (binary) text = disassemble(path);
   bool nvdisasm = text.find(".section") != std::string::npos && text.find("Function :") == std::string::npos;
   std::vector<Function> functions = nvdisasm ? parse_nvdisasm(text) : parse_cuobjdump_sass(text);
-  std::cout << args[0] << ": " << functions.size() << " function(s), read as " << (nvdisasm ? "nvdisasm" : "cuobjdump -sass")
+  std::cout << path << ": " << functions.size() << " function(s), read as " << (nvdisasm ? "nvdisasm" : "cuobjdump -sass")
             << " output\n";
   for (const auto& f : functions) {
     std::cout << "\n" << f.name << " (sm_" << f.arch << "): " << f.instructions.size() << " instructions\n";
@@ -111,6 +112,13 @@ int run_sass(const std::vector<std::string>& args) {
   return 0;
 }
 
+launchlab::inspect::ToolRun sass_tool(CLI::App& command) {
+  auto path = std::make_shared<std::string>();
+  command.add_option("FILE", *path, "a listing of cuobjdump -sass or nvdisasm, or a binary for this machine's cuobjdump")
+      ->required()->check(launchlab::cli::existing_file());
+  return [path] { return run_sass(*path); };
+}
+
 }  // namespace
 
-LAUNCHLAB_INSPECT_TOOL({"sass", "sass FILE", "02_reading_sass", run_sass});
+LAUNCHLAB_INSPECT_TOOL({"sass", "each function's parameter reads, memory operations and registers", "02_reading_sass", sass_tool});

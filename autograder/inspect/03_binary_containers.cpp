@@ -3,6 +3,7 @@
 // executable or a shared library.
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "containers.h"
+#include "launchlab/cli/arguments.h"
 #include "launchlab/grader/value.h"
 #include "tool.h"
 
@@ -22,16 +24,12 @@ struct Args {
   bool json = false;
 };
 
-Args parse_args(const std::vector<std::string>& args, const char* usage) {
-  Args out;
-  bool have_file = false;
-  for (const auto& a : args) {
-    if (a == "--json") out.json = true;
-    else if (!a.empty() && a[0] != '-' && !have_file) out.file = a, have_file = true;
-    else throw std::runtime_error("unexpected argument '" + a + "'; usage: " + usage);
-  }
-  if (!have_file) throw std::runtime_error(std::string("usage: ") + usage);
-  return out;
+/// FILE [--json], the arguments of both tools.
+std::shared_ptr<Args> file_and_json(CLI::App& command, const std::string& what) {
+  auto args = std::make_shared<Args>();
+  command.add_option("FILE", args->file, what)->required()->check(launchlab::cli::existing_file());
+  command.add_flag("--json", args->json, "print JSON instead of text");
+  return args;
 }
 
 Value optional_value(const std::optional<std::uint32_t>& v) { return v ? Value(static_cast<std::int64_t>(*v)) : Value(); }
@@ -88,8 +86,7 @@ std::string section_line(const ElfFile& elf, const std::string& name) {
   return "  " + name + " at " + hex(section->offset) + ", " + std::to_string(section->size) + " bytes:";
 }
 
-int run_cubin(const std::vector<std::string>& args) {
-  Args a = parse_args(args, "cubin FILE [--json]");
+int run_cubin(const Args& a) {
   MappedFile file(a.file);
   ElfFile elf = read_elf(file.bytes());
   if (elf.machine != 190)
@@ -143,8 +140,7 @@ int run_cubin(const std::vector<std::string>& args) {
   return 0;
 }
 
-int run_fatbin(const std::vector<std::string>& args) {
-  Args a = parse_args(args, "fatbin FILE [--json]");
+int run_fatbin(const Args& a) {
   MappedFile file(a.file);
   FatbinFile fb = read_fatbin_file(file.bytes());
   if (a.json) {
@@ -186,7 +182,17 @@ int run_fatbin(const std::vector<std::string>& args) {
   return 0;
 }
 
+launchlab::inspect::ToolRun cubin_tool(CLI::App& command) {
+  auto args = file_and_json(command, "a cubin (an ELF file for a GPU)");
+  return [args] { return run_cubin(*args); };
+}
+
+launchlab::inspect::ToolRun fatbin_tool(CLI::App& command) {
+  auto args = file_and_json(command, "a .fatbin, an object, an executable or a shared library");
+  return [args] { return run_fatbin(*args); };
+}
+
 }  // namespace
 
-LAUNCHLAB_INSPECT_TOOL({"cubin", "cubin FILE [--json]", "03_binary_containers", run_cubin});
-LAUNCHLAB_INSPECT_TOOL({"fatbin", "fatbin FILE [--json]", "03_binary_containers", run_fatbin});
+LAUNCHLAB_INSPECT_TOOL({"cubin", "a cubin's kernels: registers, parameters, .nv.info records", "03_binary_containers", cubin_tool});
+LAUNCHLAB_INSPECT_TOOL({"fatbin", "the fatbin containers of a file and their PTX and ELF entries", "03_binary_containers", fatbin_tool});

@@ -3,37 +3,38 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <optional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "channels.h"
+#include "launchlab/cli/arguments.h"
 #include "tool.h"
 
 namespace {
 
-int run_pushbuf(const std::vector<std::string>& args) {
-  std::optional<std::string> file;
+struct Args {
+  std::string file;
   bool json = false;
-  for (const std::string& arg : args) {
-    if (arg == "--json") {
-      json = true;
-    } else if (!arg.empty() && arg[0] != '-' && !file) {
-      file = arg;
-    } else {
-      throw std::runtime_error("unexpected argument '" + arg + "'; usage: pushbuf FILE [--json]");
-    }
-  }
-  if (!file) throw std::runtime_error("usage: pushbuf FILE [--json]");
-  std::ifstream in(*file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + *file);
+};
+
+int run_pushbuf(const Args& args) {
+  std::ifstream in(args.file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + args.file);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   using namespace launchlab::channels;
   const std::vector<MethodGroup> groups = parse_pushbuffer(launchlab::qmd::words_from_bytes(bytes));
-  std::cout << (json ? to_json(groups) : to_text(groups));
+  std::cout << (args.json ? to_json(groups) : to_text(groups));
   return 0;
+}
+
+launchlab::inspect::ToolRun pushbuf_tool(CLI::App& command) {
+  auto args = std::make_shared<Args>();
+  command.add_option("FILE", args->file, "a pushbuffer segment: little-endian 32-bit words")->required()->check(launchlab::cli::existing_file());
+  command.add_flag("--json", args->json, "print JSON instead of text");
+  return [args] { return run_pushbuf(*args); };
 }
 
 }  // namespace
 
-LAUNCHLAB_INSPECT_TOOL({"pushbuf", "pushbuf FILE [--json]", "06_channels", run_pushbuf});
+LAUNCHLAB_INSPECT_TOOL({"pushbuf", "a pushbuffer segment split into method groups", "06_channels", pushbuf_tool});

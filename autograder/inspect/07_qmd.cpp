@@ -3,42 +3,41 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <optional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "launchlab/cli/arguments.h"
 #include "qmd.h"
 #include "tool.h"
 
 namespace {
 
-int run_qmd(const std::vector<std::string>& args) {
-  std::optional<std::string> file;
-  std::optional<std::string> version;
+struct Args {
+  std::string file;
+  std::string version;
   bool json = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
-      json = true;
-    } else if (args[i] == "--qmd-version" && i + 1 < args.size()) {
-      version = args[++i];
-    } else if (args[i].rfind("--qmd-version=", 0) == 0) {
-      version = args[i].substr(14);
-    } else if (!args[i].empty() && args[i][0] != '-' && !file) {
-      file = args[i];
-    } else {
-      throw std::runtime_error("unexpected argument '" + args[i] + "'; usage: qmd FILE --qmd-version 3|4|5 [--json]");
-    }
-  }
-  if (!file || !version) throw std::runtime_error("usage: qmd FILE --qmd-version 3|4|5 [--json]");
-  std::ifstream in(*file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + *file);
+};
+
+int run_qmd(const Args& args) {
+  std::ifstream in(args.file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + args.file);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   using namespace launchlab::qmd;
-  const Qmd q = decode(words_from_bytes(bytes), version_from_number(*version));
-  std::cout << (json ? to_json(q) : to_text(q));
+  const Qmd q = decode(words_from_bytes(bytes), version_from_number(args.version));
+  std::cout << (args.json ? to_json(q) : to_text(q));
   return 0;
+}
+
+launchlab::inspect::ToolRun qmd_tool(CLI::App& command) {
+  auto args = std::make_shared<Args>();
+  command.add_option("FILE", args->file, "a QMD: little-endian 32-bit words")->required()->check(launchlab::cli::existing_file());
+  command.add_option("--qmd-version", args->version, "the QMD's layout: 3 (Ampere, Ada), 4 (Hopper) or 5 (Blackwell)")
+      ->required()->check(CLI::IsMember({"3", "4", "5"}));
+  command.add_flag("--json", args->json, "print JSON instead of text");
+  return [args] { return run_qmd(*args); };
 }
 
 }  // namespace
 
-LAUNCHLAB_INSPECT_TOOL({"qmd", "qmd FILE --qmd-version 3|4|5 [--json]", "07_qmd", run_qmd});
+LAUNCHLAB_INSPECT_TOOL({"qmd", "a QMD decoded field by field", "07_qmd", qmd_tool});

@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <exception>
 #include <iostream>
+#include <memory>
 
+#include "launchlab/cli/arguments.h"
 #include "tool.h"
 
 namespace launchlab::inspect {
@@ -16,22 +18,36 @@ int main(int argc, char** argv) {
   using launchlab::inspect::registry;
   auto& tools = registry();
   std::sort(tools.begin(), tools.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "help") {
-    std::cout << "usage: launchlab inspect TOOL ARGS...\n\nThe tools your labs have built:\n";
-    for (const auto& tool : tools) std::cout << "  " << tool.usage << "    (lab " << tool.lab << ")\n";
-    if (tools.empty()) std::cout << "  (none: the labs that provide tools are not built)\n";
-    return args.empty() ? 2 : 0;
+
+  CLI::App app("The tools your labs have built, each running your own lab code.", "launchlab inspect");
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, launchlab::inspect::ToolRun>> commands;
+  for (const auto& tool : tools) {
+    CLI::App* command = app.add_subcommand(tool.name, tool.summary + " (lab " + tool.lab + ")")->group("Tools");
+    commands.emplace_back(command, tool.setup(*command));
   }
-  auto found = std::find_if(tools.begin(), tools.end(), [&](const auto& tool) { return tool.name == args[0]; });
-  if (found == tools.end()) {
-    std::cerr << "launchlab inspect: no tool '" << args[0] << "'; `launchlab inspect help` lists them\n";
+  CLI::App* help = app.add_subcommand("help", "this list");
+  // Set last: a subcommand takes its parent's footer when it is added.
+  app.footer(tools.empty() ? "No tools yet: the labs that provide them are not built."
+                           : "`launchlab inspect TOOL --help` gives a tool's arguments.");
+
+  if (argc < 2) {
+    std::cout << launchlab::cli::help_of(app);
     return 2;
   }
-  try {
-    return found->run(std::vector<std::string>(args.begin() + 1, args.end()));
-  } catch (const std::exception& error) {
-    std::cerr << "launchlab inspect " << found->name << ": " << error.what() << "\n";
-    return 1;
+  if (auto status = launchlab::cli::parse_arguments(app, argc, argv)) return *status;
+  if (help->parsed()) {
+    std::cout << launchlab::cli::help_of(app);
+    return 0;
   }
+  for (const auto& [command, run] : commands) {
+    if (!command->parsed()) continue;
+    try {
+      return run();
+    } catch (const std::exception& error) {
+      std::cerr << "launchlab inspect " << command->get_name() << ": " << error.what() << "\n";
+      return 1;
+    }
+  }
+  return 2;
 }

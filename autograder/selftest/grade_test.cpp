@@ -1,8 +1,15 @@
-// Whole gradings through the launchlab program, as an instructor runs them:
-// a small fixture course graded against submissions that misbehave in every
-// way the grader promises to survive, then the real course's solutions and
-// starters.
+// Whole gradings through the launchlab program, as an instructor runs them.
+//
+// The fixture course (fixture_course/: two tiny labs) is made whole at test
+// time with the course's own build files and test support, and committed, so
+// that the grader takes it, builds it and judges it exactly as it does the
+// real course: the trusted part from the committed solutions and tests, the
+// learner's part from a submission. Every fixture grading shares one
+// LAUNCHLAB_BUILD_DIR, so the trusted part (<build>/graded-course) is built
+// once and reused, as between the gradings of a class. Then the real
+// course's lab 00: its solutions and its starters.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,236 +17,539 @@
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "launchlab/grader/process.h"
-#include "launchlab/grader/value.h"
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 using namespace launchlab::grader;
 
 namespace {
 
+const fs::path kSource = LAUNCHLAB_SOURCE_DIR;
 const fs::path kSelftest = LAUNCHLAB_SELFTEST_DIR;
+const fs::path kFixture = kSelftest / "fixture_course";
+/// Kept between runs, like an instructor's build folder: the trusted parts
+/// built there are rebuilt only where the committed course changed.
+const fs::path kFixtureBuild = fs::path(LAUNCHLAB_SELFTEST_BUILD_DIR) / "fixture-grading";
+const fs::path kCourseBuild = fs::path(LAUNCHLAB_SELFTEST_BUILD_DIR) / "course-grading";
 
 fs::path fresh_temp_dir(const std::string& tag) {
   std::random_device entropy;
-  fs::path dir = fs::temp_directory_path() / ("launchlab-" + tag + "-" + std::to_string(getpid()) + "-" +
-                                              std::to_string(entropy()));
+  fs::path dir = fs::temp_directory_path() /
+                 ("launchlab-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(entropy()));
   fs::create_directories(dir);
   return dir;
 }
 
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+void run_or_fail(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env = {}) {
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(2);
+  RunOutcome outcome = run_limited(argv, cwd, env, limits);
+  ASSERT_TRUE(outcome.exited_cleanly()) << argv[0] << " " << argv[1] << " " << outcome.describe(limits) << ":\n"
+                                        << outcome.output;
+}
+
+/// Commits every file of `dir` (a new repository the first time) by a fixed
+/// author at a fixed time: the same files make the same revision in every
+/// process, and the trusted part built for that revision is reused.
+void commit_all(const fs::path& dir, const std::string& message, const std::string& date = "2025-01-01T00:00:00Z") {
+  const std::vector<std::string> env = {"GIT_AUTHOR_NAME=launchlab selftest", "GIT_AUTHOR_EMAIL=selftest@launchlab",
+                                        "GIT_COMMITTER_NAME=launchlab selftest", "GIT_COMMITTER_EMAIL=selftest@launchlab",
+                                        "GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date, "GIT_CONFIG_NOSYSTEM=1"};
+  if (!fs::exists(dir / ".git")) run_or_fail({"git", "-c", "init.defaultBranch=main", "init", "-q"}, dir, env);
+  run_or_fail({"git", "add", "-A"}, dir, env);
+  run_or_fail({"git", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message},
+              dir, env);
+}
+
+/// The fixture course made whole in `into`: the course's own build (its
+/// top-level CMakeLists.txt, cmake/, the course model that reads lab.toml,
+/// the test support) beside the fixture's labs, solutions and tests. Not
+/// committed yet.
+void compose_fixture_course(const fs::path& into) {
+  for (const char* shared : {"CMakeLists.txt", "cmake", "autograder/CMakeLists.txt", "autograder/course",
+                             "autograder/support", "labs/CMakeLists.txt"}) {
+    fs::create_directories((into / shared).parent_path());
+    fs::copy(kSource / shared, into / shared, fs::copy_options::recursive);
+  }
+  fs::copy(kFixture, into, fs::copy_options::recursive);
+}
+
+/// A member of a JSON object, or the fallback when there is no such member.
+template <class T>
+T member(const json& object, const char* key, T fallback) {
+  if (!object.is_object() || !object.contains(key)) return fallback;
+  return object.at(key).get<T>();
+}
+
+/// One grading's results.json and what the launchlab program said.
 struct Graded {
   RunOutcome run;
-  Value results;
+  json results;
+
+  /// The test named Suite.Name (whatever its lab and its "not graded here").
+  const json& test(const std::string& name) const {
+    static const json missing;
+    if (auto tests = results.find("tests"); tests != results.end() && tests->is_array()) {
+      for (const auto& test : *tests) {
+        std::string bare = test.value("name", "");
+        if (auto colon = bare.find(": "); colon != std::string::npos) bare.erase(0, colon + 2);
+        if (const std::string aside = " (not graded here)"; bare.ends_with(aside)) bare.resize(bare.size() - aside.size());
+        if (bare == name) return test;
+      }
+    }
+    ADD_FAILURE() << "results.json has no test " << name;
+    return missing;
+  }
+  int score(const std::string& name) const { return member(test(name), "score", -1); }
+  int max_score(const std::string& name) const { return member(test(name), "max_score", -1); }
+  std::string output(const std::string& name) const { return member(test(name), "output", std::string()); }
+  std::string outcome(const std::string& name) const {
+    const json& found = test(name);
+    return found.contains("extra_data") ? found.at("extra_data").value("outcome", "") : "";
+  }
+  int total() const { return results.is_object() ? results.value("score", -1) : -1; }
+  std::string summary() const { return results.is_object() ? results.value("output", "") : ""; }
+  bool gpu_here() const {
+    return results.contains("extra_data") && !results.at("extra_data").value("gpu", json()).is_null();
+  }
 };
 
-/// Grades a submission of a course with the launchlab program.
-Graded grade(const fs::path& course, const fs::path& submission, const fs::path& work,
-             const std::vector<std::string>& extra = {}) {
-  fs::path json = work / "results.json";
-  fs::remove(json);
+/// Grades a submission of a course with the launchlab program, as
+/// `LAUNCHLAB_ROOT=course LAUNCHLAB_BUILD_DIR=build launchlab grade ...`.
+Graded grade(const fs::path& course, const fs::path& build, const fs::path& submission, const fs::path& work,
+             const fs::path& json_path, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {LAUNCHLAB_CLI, "grade", "--submission", submission.string(),
-                                   "--work", work.string(), "--json", json.string()};
+                                   "--work", work.string(), "--json", json_path.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   RunLimits limits;
   limits.timeout = std::chrono::minutes(14);
   limits.output_limit = 64u << 20;
-  Graded graded{run_limited(argv, {}, {"LAUNCHLAB_ROOT=" + course.string(), "LAUNCHLAB_BUILD_DIR=" + work.string()}, limits),
-                Value()};
-  std::ifstream in(json);
-  if (!in) {
+  Graded graded{run_limited(argv, {}, {"LAUNCHLAB_ROOT=" + course.string(), "LAUNCHLAB_BUILD_DIR=" + build.string()},
+                            limits),
+                json()};
+  if (!fs::exists(json_path)) {
     ADD_FAILURE() << "no results.json was written; the grader said:\n" << graded.run.output;
     return graded;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  graded.results = parse_json(text.str());
+  graded.results = json::parse(read_text(json_path), nullptr, false);
+  if (!graded.results.is_object()) ADD_FAILURE() << "results.json is not a JSON object:\n" << read_text(json_path);
   return graded;
 }
 
-const Value& test_named(const Value& results, const std::string& name) {
-  static const Value missing;
-  const Value* tests = results.find("tests");
-  if (!tests) return missing;
-  for (const auto& test : tests->as_array()) {
-    if (test.find("name")->as_string().ends_with(name)) return test;
+/// Every file below dir whose text holds `needle`.
+std::vector<std::string> files_holding(const fs::path& dir, const std::string& needle) {
+  std::vector<std::string> found;
+  if (!fs::is_directory(dir)) return found;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file() && read_text(entry.path()).find(needle) != std::string::npos) found.push_back(entry.path().string());
   }
-  ADD_FAILURE() << "results.json has no test " << name;
-  return missing;
+  return found;
 }
-
-int score_of(const Value& results, const std::string& name) {
-  const Value& test = test_named(results, name);
-  return test.is_null() ? -1 : static_cast<int>(test.find("score")->as_int());
-}
-
-std::string output_of(const Value& results, const std::string& name) {
-  const Value& test = test_named(results, name);
-  return test.is_null() ? "" : test.find("output")->as_string();
-}
-
-bool gpu_here(const Value& results) { return !results.find("extra_data")->find("gpu")->is_null(); }
 
 class FixtureGrading : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { work_ = new fs::path(fresh_temp_dir("fixture-grade")); }
+  static void SetUpTestSuite() {
+    course_ = new fs::path(fresh_temp_dir("fixture-course"));
+    compose_fixture_course(*course_);
+    commit_all(*course_, "the fixture course");
+  }
   static void TearDownTestSuite() {
-    fs::remove_all(*work_);
-    delete work_;
+    fs::remove_all(*course_);
+    delete course_;
   }
-  Graded grade_submission(const std::string& name) {
-    return grade(kSelftest / "fixture_course", kSelftest / "submissions" / name, *work_,
-                 {"--cmake-arg", "-DFIXTURE_SUPPORT_DIR=" + (kSelftest.parent_path() / "support").string()});
+  void TearDown() override {
+    for (const auto& dir : scratch_) {
+      // A test may have left an unreadable file behind.
+      std::error_code ignored;
+      for (const auto& entry : fs::recursive_directory_iterator(dir, ignored)) {
+        if (!entry.is_symlink()) fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+      }
+      fs::remove_all(dir, ignored);
+    }
   }
-  static fs::path* work_;
+
+  /// A folder of this test's own, removed when it ends.
+  fs::path scratch(const std::string& tag) {
+    scratch_.push_back(fresh_temp_dir(tag));
+    return scratch_.back();
+  }
+
+  /// Grades a submission of the fixture course (or of another course sharing
+  /// its build folder) in a new --work folder, results.json beside it.
+  Graded grade_fixture(const fs::path& submission, const std::vector<std::string>& extra = {},
+                       const fs::path& course = {}) {
+    const fs::path dir = scratch("grading");
+    last_work_ = dir / "work";
+    return grade(course.empty() ? *course_ : course, kFixtureBuild, submission, last_work_, dir / "results.json", extra);
+  }
+  Graded grade_named(const std::string& name, const std::vector<std::string>& extra = {}) {
+    return grade_fixture(kSelftest / "submissions" / name, extra);
+  }
+
+  /// The fixture's solutions, laid out as a submission (<slug>/<file>).
+  static fs::path solutions() { return kFixture / "solutions"; }
+
+  static fs::path* course_;
+  std::vector<fs::path> scratch_;
+  fs::path last_work_;
 };
-fs::path* FixtureGrading::work_ = nullptr;
+fs::path* FixtureGrading::course_ = nullptr;
+
+constexpr int kFixtureCpuPoints = 16;  // 00_alpha's 12 and 01_beta's 4; Alpha.RunsOnTheGpu adds 4 on a GPU
 
 }  // namespace
 
 TEST_F(FixtureGrading, FullMarksFollowGradescopesSchema) {
-  Graded graded = grade_submission("good");
-  const Value& results = graded.results;
-  ASSERT_TRUE(results.is_object()) << graded.run.output;
+  Graded graded = grade_fixture(solutions());
+  ASSERT_TRUE(graded.results.is_object()) << graded.run.output;
   EXPECT_EQ(graded.run.exit_code, 0) << graded.run.output;
-  EXPECT_EQ(results.find("score")->as_int(), gpu_here(results) ? 14 : 10);
-  ASSERT_EQ(results.find("tests")->as_array().size(), 4u);
-  for (const auto& test : results.find("tests")->as_array()) {
-    for (const char* key : {"name", "score", "max_score", "output", "visibility"}) {
-      EXPECT_NE(test.find(key), nullptr) << "a test lacks " << key;
+  EXPECT_EQ(graded.total(), graded.gpu_here() ? kFixtureCpuPoints + 4 : kFixtureCpuPoints) << graded.run.output;
+  EXPECT_EQ(graded.results.value("output_format", ""), "md");
+  ASSERT_EQ(graded.results["tests"].size(), 7u);
+  for (const auto& test : graded.results["tests"]) {
+    const std::string name = test.value("name", "");
+    for (const char* key : {"name", "score", "max_score", "output", "visibility", "status", "tags", "output_format"}) {
+      EXPECT_TRUE(test.contains(key)) << name << " lacks " << key;
     }
-    if (const Value* status = test.find("status")) {
-      EXPECT_TRUE(status->as_string() == "passed" || status->as_string() == "failed");
-    }
+    EXPECT_EQ(test.value("status", ""), "passed") << name << ": " << test.value("output", "");
+    EXPECT_EQ(test.value("visibility", ""), "visible") << name;
+    EXPECT_EQ(test.value("output_format", ""), "md") << name;
+    const std::string lab = name.substr(0, name.find(':'));
+    EXPECT_EQ(test.value("tags", json()), json::array({lab})) << name << ": each test is tagged with its lab";
   }
-  EXPECT_EQ(test_named(results, "Alpha.AddsLargeNumbers").find("status")->as_string(), "passed");
-  EXPECT_NE(graded.run.output.find("Score: "), std::string::npos);
+  EXPECT_EQ(graded.score("Alpha.AddsLargeNumbers"), 5);
+  EXPECT_EQ(graded.score("Beta.RefusesAnEmptyList"), 1);
+  EXPECT_NE(graded.run.output.find("Score: "), std::string::npos) << graded.run.output;
 }
 
 TEST_F(FixtureGrading, GpuTestsWithoutAGpuAreNotGradedRatherThanFailed) {
-  Graded graded = grade_submission("good");
-  if (gpu_here(graded.results)) GTEST_SKIP() << "a GPU is here, so the GPU test was graded";
-  const Value& gpu_test = test_named(graded.results, "Alpha.RunsOnTheGpu");
-  EXPECT_EQ(gpu_test.find("status"), nullptr);
-  EXPECT_EQ(gpu_test.find("max_score")->as_int(), 4);
-  EXPECT_EQ(gpu_test.find("extra_data")->find("outcome")->as_string(), "needs a GPU");
-  EXPECT_NE(gpu_test.find("output")->as_string().find("needs a GPU"), std::string::npos);
-  EXPECT_EQ(graded.results.find("extra_data")->find("not_gradable_points")->as_int(), 4);
+  Graded graded = grade_fixture(solutions(), {"--labs", "00"});
+  if (graded.gpu_here()) GTEST_SKIP() << "a GPU is here, so the GPU test was graded";
+  const json& gpu_test = graded.test("Alpha.RunsOnTheGpu");
+  EXPECT_NE(gpu_test.value("name", "").find("(not graded here)"), std::string::npos) << gpu_test.dump(2);
+  EXPECT_EQ(gpu_test.value("score", -1), 0);
+  EXPECT_EQ(gpu_test.value("max_score", -1), 0) << "a test not graded here must not count against the learner";
+  EXPECT_NE(gpu_test.value("status", ""), "failed");
+  EXPECT_EQ(gpu_test.at("extra_data").value("points_if_graded", -1), 4);
+  EXPECT_EQ(gpu_test.at("extra_data").value("outcome", ""), "needs a GPU");
+  EXPECT_NE(gpu_test.value("output", "").find("needs a GPU"), std::string::npos);
+  EXPECT_EQ(graded.results.at("extra_data").value("not_gradable_points", -1), 4);
+  EXPECT_EQ(graded.run.exit_code, 0) << "what could run here had full marks:\n" << graded.run.output;
   EXPECT_NE(graded.run.output.find("NOT graded here"), std::string::npos) << graded.run.output;
 }
 
 TEST_F(FixtureGrading, ThePristineStarterScoresLessAndExitsNonZero) {
-  Graded graded = grade_submission("missing_file");
+  Graded graded = grade_named("missing_file");
   EXPECT_EQ(graded.run.exit_code, 1);
-  EXPECT_LT(graded.results.find("score")->as_int(), 10);
-  EXPECT_NE(graded.run.output.find("not in the submission"), std::string::npos) << graded.run.output;
+  EXPECT_EQ(graded.total(), 0) << graded.run.output;
+  EXPECT_EQ(graded.test("Alpha.AddsSmallNumbers").value("status", ""), "failed");
+  EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("expected 5, got 0"), std::string::npos)
+      << graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_NE(graded.summary().find("alpha.cpp is not in the submission"), std::string::npos) << graded.summary();
+}
+
+TEST_F(FixtureGrading, AnUncommittedEditOfTheCourseIsNotUsed) {
+  // A revision of its own, so that the grader exports it afresh rather than
+  // reusing what another test exported.
+  const fs::path course = scratch("edited-course");
+  compose_fixture_course(course);
+  write_text(course / "NOTES.md", "An instructor's notes, committed with the course.\n");
+  commit_all(course, "the fixture course, with notes");
+  // Then edits that would each change the grade if the working tree were used.
+  fs::copy_file(kFixture / "solutions" / "00_alpha" / "alpha.cpp", course / "labs" / "00_alpha" / "alpha.cpp",
+                fs::copy_options::overwrite_existing);
+  const fs::path tests = course / "autograder" / "tests" / "00_alpha";
+  write_text(tests / "alpha_test.cpp", read_text(tests / "alpha_test.cpp") + "\n#error an uncommitted edit\n");
+  write_text(tests / "untracked_test.cpp", "#error an untracked test\n");
+  std::string toml = read_text(course / "labs" / "00_alpha" / "lab.toml");
+  toml.replace(toml.find("points = 2"), 10, "points = 200");
+  write_text(course / "labs" / "00_alpha" / "lab.toml", toml);
+
+  Graded graded = grade_fixture(kSelftest / "submissions" / "missing_file", {"--labs", "00"}, course);
+  EXPECT_EQ(graded.outcome("Alpha.AddsSmallNumbers"), "failed") << graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_EQ(graded.max_score("Alpha.AddsSmallNumbers"), 2) << "lab.toml came from the working tree";
+  EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("expected 5, got 0"), std::string::npos)
+      << "the starter came from the working tree:\n" << graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_EQ(graded.outcome("Alpha.AddsNegativeNumbers"), "failed") << "the tests came from the working tree";
+  EXPECT_EQ(graded.run.output.find("uncommitted edit"), std::string::npos) << graded.run.output;
+  EXPECT_EQ(graded.run.output.find("untracked test"), std::string::npos) << graded.run.output;
+  EXPECT_EQ(graded.run.exit_code, 1);
+}
+
+TEST_F(FixtureGrading, EachNewCommitOfTheCourseIsBuiltWhateverItsDate) {
+  // git archive dates every file by its commit. An instructor commits a
+  // mistake in a solution, grades, then goes back to an older commit (a tag,
+  // a revert dated before it): the trusted part must follow both times,
+  // though the files the second time are older than what was built.
+  const fs::path course = scratch("course-history");
+  compose_fixture_course(course);
+  const fs::path solution = course / "solutions" / "00_alpha" / "alpha.cpp";
+  const std::string right = read_text(solution);
+  std::string wrong = right;
+  wrong.replace(wrong.find("a + b"), 5, "a + b + 1");
+  write_text(solution, wrong);
+  commit_all(course, "a mistake in a solution", "2025-01-03T00:00:00Z");
+  Graded mistaken = grade_fixture(kSelftest / "submissions" / "missing_file", {"--labs", "00"}, course);
+  EXPECT_EQ(mistaken.outcome("Alpha.AddsSmallNumbers"), "not graded") << "the mistaken solution was not built";
+  EXPECT_NE(mistaken.output("Alpha.AddsSmallNumbers").find("reference fails this test"), std::string::npos)
+      << mistaken.output("Alpha.AddsSmallNumbers");
+
+  write_text(solution, right);
+  commit_all(course, "the solution as it was", "2025-01-02T00:00:00Z");
+  Graded mended = grade_fixture(solutions(), {"--labs", "00"}, course);
+  EXPECT_EQ(mended.outcome("Alpha.AddsSmallNumbers"), "passed") << "the mended solution was not built:\n"
+                                                                 << mended.output("Alpha.AddsSmallNumbers");
 }
 
 TEST_F(FixtureGrading, ACompileErrorScoresZeroAndSaysWhy) {
-  Graded graded = grade_submission("compile_error");
+  Graded graded = grade_named("compile_error", {"--labs", "00"});
   EXPECT_EQ(graded.run.exit_code, 1);
-  EXPECT_EQ(graded.results.find("score")->as_int(), 0);
-  std::string output = output_of(graded.results, "Alpha.AddsSmallNumbers");
+  EXPECT_EQ(graded.total(), 0);
+  std::string output = graded.output("Alpha.AddsSmallNumbers");
   EXPECT_NE(output.find("did not compile"), std::string::npos) << output;
   EXPECT_NE(output.find("undeclared_name"), std::string::npos) << output;
+  EXPECT_NE(output.find("labs/00_alpha/alpha.cpp"), std::string::npos) << output;
+  EXPECT_EQ(output.find(last_work_.string()), std::string::npos) << "the grader's own paths are shown:\n" << output;
 }
 
-TEST_F(FixtureGrading, AHangCostsOnlyTheTestThatHangs) {
-  Graded graded = grade_submission("hang");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsNegativeNumbers"), 0);
-  EXPECT_NE(output_of(graded.results, "Alpha.AddsNegativeNumbers").find("longer than the 5 s"), std::string::npos)
-      << output_of(graded.results, "Alpha.AddsNegativeNumbers");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsSmallNumbers"), 2);
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsLargeNumbers"), 5);
+TEST_F(FixtureGrading, ACrashAHangAndAFloodCostOnlyTheirOwnTests) {
+  // The submission misbehaves in add() alone; its total() is the solution's.
+  const fs::path submission = scratch("misbehaving");
+  fs::copy(kSelftest / "submissions" / "misbehaving", submission, fs::copy_options::recursive);
+  fs::copy_file(kFixture / "solutions" / "00_alpha" / "stats.cpp", submission / "labs" / "00_alpha" / "stats.cpp");
+  Graded graded = grade_fixture(submission, {"--labs", "00"});
+
+  EXPECT_EQ(graded.score("Alpha.AddsSmallNumbers"), 0);
+  EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("signal 11"), std::string::npos)
+      << graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_EQ(graded.score("Alpha.AddsNegativeNumbers"), 0);
+  EXPECT_NE(graded.output("Alpha.AddsNegativeNumbers").find("longer than the 5 s"), std::string::npos)
+      << graded.output("Alpha.AddsNegativeNumbers");
+  EXPECT_EQ(graded.score("Alpha.AddsLargeNumbers"), 0);
+  EXPECT_NE(graded.output("Alpha.AddsLargeNumbers").find("MiB of output"), std::string::npos)
+      << graded.output("Alpha.AddsLargeNumbers");
+  EXPECT_LT(graded.output("Alpha.AddsLargeNumbers").size(), 20000u);
+  EXPECT_EQ(graded.score("AlphaStats.TotalsAList"), 2) << graded.output("AlphaStats.TotalsAList");
+  if (graded.gpu_here()) EXPECT_EQ(graded.score("Alpha.RunsOnTheGpu"), 4) << graded.output("Alpha.RunsOnTheGpu");
   EXPECT_EQ(graded.run.exit_code, 1);
 }
 
 TEST_F(FixtureGrading, ExitBeforeMainScoresZero) {
-  Graded graded = grade_submission("exit_before_main");
-  EXPECT_EQ(graded.results.find("score")->as_int(), 0);
-  std::string output = output_of(graded.results, "Alpha.AddsSmallNumbers");
-  EXPECT_NE(output.find("exited with status 0 before any test reported progress"), std::string::npos) << output;
+  Graded graded = grade_named("exit_before_main", {"--labs", "00"});
+  EXPECT_EQ(graded.total(), 0);
+  std::string output = graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_NE(output.find("exited with status 0 before any test started"), std::string::npos) << output;
   EXPECT_EQ(graded.run.exit_code, 1);
 }
 
-TEST_F(FixtureGrading, AnOutputFloodCostsOnlyTheTestThatFloods) {
-  Graded graded = grade_submission("flood");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsLargeNumbers"), 0);
-  EXPECT_NE(output_of(graded.results, "Alpha.AddsLargeNumbers").find("MiB of output"), std::string::npos);
-  EXPECT_LT(output_of(graded.results, "Alpha.AddsLargeNumbers").size(), 20000u);
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsSmallNumbers"), 2);
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsNegativeNumbers"), 3);
-}
-
-TEST_F(FixtureGrading, ACrashCostsOnlyTheTestThatCrashes) {
-  Graded graded = grade_submission("crash");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsSmallNumbers"), 0);
-  EXPECT_NE(output_of(graded.results, "Alpha.AddsSmallNumbers").find("signal 11"), std::string::npos)
-      << output_of(graded.results, "Alpha.AddsSmallNumbers");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsNegativeNumbers"), 3);
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsLargeNumbers"), 5);
-}
-
 TEST_F(FixtureGrading, AStudentFileThatIsALinkIsRefused) {
-  Graded graded = grade_submission("symlink");
-  EXPECT_NE(graded.run.output.find("symbolic link"), std::string::npos) << graded.run.output;
-  EXPECT_LT(graded.results.find("score")->as_int(), 10);
+  // A link to the right answer, and a lab folder that links to one.
+  const fs::path submission = scratch("links");
+  fs::create_directories(submission / "labs" / "00_alpha");
+  fs::create_symlink(kFixture / "solutions" / "00_alpha" / "alpha.cpp", submission / "labs" / "00_alpha" / "alpha.cpp");
+  fs::create_directory_symlink(kFixture / "solutions" / "01_beta", submission / "labs" / "01_beta");
+  Graded graded = grade_fixture(submission);
+  EXPECT_NE(graded.summary().find("alpha.cpp is a symbolic link"), std::string::npos) << graded.summary();
+  EXPECT_NE(graded.summary().find("stats.cpp is a symbolic link"), std::string::npos) << graded.summary();
+  EXPECT_EQ(graded.score("Alpha.AddsSmallNumbers"), 0) << "a linked file was followed";
+  EXPECT_EQ(graded.score("Beta.FindsTheLargest"), 0) << "a linked folder was followed";
 }
 
-TEST_F(FixtureGrading, ALoneUploadedFileIsFoundByItsName) {
-  Graded graded = grade_submission("flat");
-  EXPECT_EQ(score_of(graded.results, "Alpha.AddsLargeNumbers"), 5) << graded.run.output;
+TEST_F(FixtureGrading, ALoneUploadedFileIsFoundByItsNameUnlessTwoLabsShareIt) {
+  // Gradescope's layout: the files alone. alpha.cpp belongs to 00_alpha
+  // only; both labs have a stats.cpp.
+  const fs::path submission = scratch("flat");
+  fs::copy_file(kFixture / "solutions" / "00_alpha" / "alpha.cpp", submission / "alpha.cpp");
+  fs::copy_file(kFixture / "solutions" / "01_beta" / "stats.cpp", submission / "stats.cpp");
+  Graded graded = grade_fixture(submission);
+  EXPECT_EQ(graded.score("Alpha.AddsLargeNumbers"), 5) << graded.output("Alpha.AddsLargeNumbers");
+  EXPECT_EQ(graded.score("AlphaStats.TotalsAList"), 0) << "the shared name was given to 00_alpha";
+  EXPECT_EQ(graded.score("Beta.FindsTheLargest"), 0) << "the shared name was given to 01_beta";
+  EXPECT_NE(graded.summary().find("stats.cpp is at the top of the submission, but labs 00_alpha, 01_beta all have a "
+                                  "file of that name: put it in 01_beta/stats.cpp"),
+            std::string::npos)
+      << graded.summary();
 }
 
-TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
-  fs::path work = fresh_temp_dir("course-grade");
-  fs::path course = LAUNCHLAB_SOURCE_DIR;
+TEST_F(FixtureGrading, AnOddOrUnreadableStudentFileAffectsOnlyItsOwnLab) {
+  const fs::path submission = scratch("odd");
+  fs::create_directories(submission / "labs" / "00_alpha");
+  // A named pipe: opening it would wait for a writer forever.
+  ASSERT_EQ(mkfifo((submission / "labs" / "00_alpha" / "alpha.cpp").c_str(), 0644), 0);
+  const fs::path unreadable = submission / "labs" / "00_alpha" / "stats.cpp";
+  fs::copy_file(kFixture / "solutions" / "00_alpha" / "stats.cpp", unreadable);
+  fs::permissions(unreadable, fs::perms::none);
+  // Permissions do not stop root, the grader's user in some containers.
+  const bool unreadable_here = access(unreadable.c_str(), R_OK) != 0;
+  fs::create_directories(submission / "labs" / "01_beta");
+  fs::copy_file(kFixture / "solutions" / "01_beta" / "stats.cpp", submission / "labs" / "01_beta" / "stats.cpp");
 
-  // Two labs keep this quick; docker/ci.sh grades every lab in the grader's container.
-  const std::vector<std::string> two_labs = {"--labs", "00,01"};
-  Graded solutions = grade(course, course / "solutions", work, two_labs);
-  EXPECT_EQ(solutions.run.exit_code, 0) << solutions.run.output;
-  for (const auto& test : solutions.results.find("tests")->as_array()) {
-    EXPECT_NE(test.find("extra_data")->find("outcome")->as_string(), "failed")
-        << test.find("name")->as_string() << ": " << test.find("output")->as_string();
+  Graded graded = grade_fixture(submission);
+  EXPECT_NE(graded.summary().find("alpha.cpp is not a regular file"), std::string::npos) << graded.summary();
+  EXPECT_EQ(graded.score("Alpha.AddsSmallNumbers"), 0);
+  if (unreadable_here) {
+    EXPECT_NE(graded.summary().find("stats.cpp cannot be read"), std::string::npos) << graded.summary();
+    EXPECT_EQ(graded.score("AlphaStats.TotalsAList"), 0);
+  } else {
+    std::cout << "[ NOTE ] running as root: the unreadable file could be read, so only the odd one was tried\n";
+  }
+  EXPECT_EQ(graded.score("Beta.FindsTheLargest"), 3) << graded.output("Beta.FindsTheLargest");
+  EXPECT_EQ(graded.score("Beta.RefusesAnEmptyList"), 1) << graded.output("Beta.RefusesAnEmptyList");
+}
+
+TEST_F(FixtureGrading, PrivateTestsJoinHiddenAndTheirMistakesCostTheLearnerNothing) {
+  // private_tests/00_alpha: a test on the secret seed, and one that records
+  // nothing; private_tests/01_beta: a test that does not compile.
+  Graded graded = grade_fixture(solutions(), {"--private-tests", (kSelftest / "private_tests").string(), "--seed", "12345"});
+
+  const json& seeded = graded.test("AlphaPrivate.AddsNumbersFromTheSecretSeed");
+  EXPECT_EQ(seeded.value("score", -1), 6) << seeded.value("output", "");
+  EXPECT_EQ(seeded.value("visibility", ""), "hidden");
+  EXPECT_EQ(graded.test("Alpha.AddsSmallNumbers").value("visibility", ""), "visible");
+
+  // A test that records nothing decides inside the learner's program: the
+  // judge cannot use it.
+  EXPECT_EQ(graded.outcome("AlphaPrivate.DecidesInsideTheProgram"), "not graded");
+  EXPECT_EQ(graded.max_score("AlphaPrivate.DecidesInsideTheProgram"), 0);
+  EXPECT_NE(graded.output("AlphaPrivate.DecidesInsideTheProgram").find("records nothing"), std::string::npos)
+      << graded.output("AlphaPrivate.DecidesInsideTheProgram");
+
+  // 01_beta's trusted part did not build: none of its tests is graded, and
+  // the learner reads nothing of the instructor's mistake.
+  for (const char* name : {"Beta.FindsTheLargest", "Beta.RefusesAnEmptyList", "BetaPrivate.FindsTheLargestOfMany"}) {
+    EXPECT_EQ(graded.outcome(name), "not graded") << name;
+    EXPECT_EQ(graded.max_score(name), 0) << name;
+    EXPECT_NE(graded.output(name).find("costs you nothing"), std::string::npos) << name << ": " << graded.output(name);
+  }
+  const std::string shown = graded.results.dump();
+  for (const char* secret : {"beta_private_test", "instructors_undeclared_name", "private_tests"}) {
+    EXPECT_EQ(shown.find(secret), std::string::npos) << "results.json shows " << secret << ":\n" << shown;
+  }
+  EXPECT_NE(graded.run.output.find("instructors_undeclared_name"), std::string::npos)
+      << "the instructor is not told what is wrong:\n" << graded.run.output;
+  EXPECT_EQ(graded.run.exit_code, 0) << "the learner lost points to the instructor's mistake:\n" << graded.run.output;
+  EXPECT_EQ(graded.total(), (graded.gpu_here() ? 16 : 12) + 6);
+  // The score table keeps the two kinds of points it could not grade apart.
+  EXPECT_NE(graded.summary().find("7 more points could not be judged here"), std::string::npos) << graded.summary();
+  if (!graded.gpu_here()) {
+    EXPECT_NE(graded.summary().find("4 more points were NOT graded here"), std::string::npos) << graded.summary();
   }
 
-  fs::path empty = work / "empty-submission";
-  fs::create_directories(empty);
-  Graded starters = grade(course, empty, work, two_labs);
-  EXPECT_EQ(starters.run.exit_code, 1) << starters.run.output;
-  EXPECT_LT(starters.results.find("score")->as_int(), solutions.results.find("score")->as_int());
-  fs::remove_all(work);
+  // The private tests' sources never reach the learner's side, nor the course's tree.
+  EXPECT_EQ(files_holding(last_work_, "AddsNumbersFromTheSecretSeed) {"), std::vector<std::string>{});
+  EXPECT_EQ(files_holding(*course_, "AddsNumbersFromTheSecretSeed) {"), std::vector<std::string>{});
+
+  // And they leave with their grading.
+  Graded without = grade_fixture(solutions());
+  EXPECT_EQ(without.results["tests"].size(), 7u) << "a private test stayed after its grading";
+  EXPECT_EQ(without.total(), graded.gpu_here() ? kFixtureCpuPoints + 4 : kFixtureCpuPoints);
+}
+
+TEST_F(FixtureGrading, AForgedTranscriptPassesNoTestItDidNotSolve) {
+  // The submission writes right values to the transcript and returns wrong
+  // ones: a whole test before main, a record outside any test, a record
+  // ahead of the real one, and an early end with the right records.
+  Graded graded = grade_named("forged_transcript", {"--labs", "00"});
+  for (const char* name : {"Alpha.AddsSmallNumbers", "Alpha.AddsNegativeNumbers", "Alpha.AddsLargeNumbers",
+                           "AlphaStats.TotalsAList"}) {
+    EXPECT_EQ(graded.score(name), 0) << name << ": " << graded.output(name);
+    EXPECT_EQ(graded.outcome(name), "failed") << name;
+  }
+  // Each forgery is caught on its own, besides the lab being forfeited.
+  EXPECT_NE(graded.output("Alpha.AddsNegativeNumbers").find("the same test or record twice"), std::string::npos)
+      << graded.output("Alpha.AddsNegativeNumbers");
+  EXPECT_NE(graded.output("Alpha.AddsLargeNumbers").find("the same test or record twice"), std::string::npos)
+      << graded.output("Alpha.AddsLargeNumbers");
+  EXPECT_NE(graded.output("AlphaStats.TotalsAList").find("lines that no test wrote"), std::string::npos)
+      << graded.output("AlphaStats.TotalsAList");
+  EXPECT_EQ(graded.run.exit_code, 1);
+}
+
+TEST_F(FixtureGrading, AWorkFolderTheGraderDidNotMakeIsRefused) {
+  const fs::path dir = scratch("foreign-work");
+  write_text(dir / "work" / "thesis.tex", "someone's work\n");
+  Graded graded = grade(*course_, kFixtureBuild, solutions(), dir / "work", dir / "results.json");
+  EXPECT_EQ(graded.run.exit_code, 1);
+  EXPECT_EQ(graded.total(), 0);
+  EXPECT_NE(graded.summary().find("is not empty and was not made by the grader"), std::string::npos) << graded.summary();
+  EXPECT_EQ(read_text(dir / "work" / "thesis.tex"), "someone's work\n") << "the grader emptied a folder it did not make";
+}
+
+TEST_F(FixtureGrading, AWorkFolderReusedFromAnEarlierGradingIsEmptiedFirst) {
+  // What an earlier grading, or the submission graded in it, could leave: a
+  // file in the test program's folder, and a build folder of its own.
+  const fs::path dir = scratch("reused-work");
+  const fs::path work = dir / "work";
+  write_text(work / ".launchlab-work", "a launchlab grading's work folder\n");
+  write_text(work / "run" / "00_alpha" / "learner" / "answers.txt", "left by the last submission\n");
+  write_text(work / "learner-build" / "CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/nowhere\n");
+  Graded graded = grade(*course_, kFixtureBuild, kSelftest / "submissions" / "missing_file", work, dir / "results.json",
+                        {"--labs", "00"});
+  EXPECT_FALSE(fs::exists(work / "run" / "00_alpha" / "learner" / "answers.txt"));
+  EXPECT_EQ(graded.outcome("Alpha.AddsSmallNumbers"), "failed") << graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("expected 5, got 0"), std::string::npos)
+      << "the planted build folder was used:\n" << graded.output("Alpha.AddsSmallNumbers");
 }
 
 TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
-  // The fixture course is built by a grading, and on purpose has no chapter
-  // pages and no solutions: the linter must say so rather than pass.
-  grade_submission("good");
+  // The fixture has no chapter pages; this copy also loses 01_beta's
+  // solutions and the TODO of its starter, and nothing is built.
+  const fs::path course = scratch("lint-course");
+  compose_fixture_course(course);
+  fs::remove_all(course / "solutions" / "01_beta");
+  std::string starter = read_text(course / "labs" / "01_beta" / "stats.cpp");
+  starter.erase(starter.find("// TODO(student)"), std::string("// TODO(student)").size());
+  write_text(course / "labs" / "01_beta" / "stats.cpp", starter);
   RunLimits limits;
   limits.timeout = std::chrono::minutes(5);
   RunOutcome lint = run_limited({LAUNCHLAB_CLI, "lint"}, {},
-                                {"LAUNCHLAB_ROOT=" + (kSelftest / "fixture_course").string(),
-                                 "LAUNCHLAB_BUILD_DIR=" + (*work_ / "build").string()},
+                                {"LAUNCHLAB_ROOT=" + course.string(), "LAUNCHLAB_BUILD_DIR=" + scratch("lint-build").string()},
                                 limits);
   EXPECT_EQ(lint.exit_code, 1) << lint.output;
   for (const char* problem : {"00_alpha: no chapter page chapters/00_alpha/index.md",
-                              "00_alpha: no solution overlay in solutions/00_alpha",
-                              "student file alpha.cpp has no solution",
-                              "the solution's test program is not built"}) {
+                              "01_beta: no solution overlay in solutions/01_beta",
+                              "01_beta: student file stats.cpp has no solution in solutions/01_beta",
+                              "01_beta: the starter stats.cpp has no TODO(student)",
+                              "00_alpha: the solution's test program is not built"}) {
     EXPECT_NE(lint.output.find(problem), std::string::npos) << "expected \"" << problem << "\" in:\n" << lint.output;
   }
+  EXPECT_EQ(lint.output.find("00_alpha: no solution overlay"), std::string::npos) << lint.output;
 }
 
-TEST_F(FixtureGrading, PrivateTestsAndTheSecretSeedJoinAtGradeTime) {
-  Graded graded = grade(kSelftest / "fixture_course", kSelftest / "submissions" / "good", *work_,
-                        {"--cmake-arg", "-DFIXTURE_SUPPORT_DIR=" + (kSelftest.parent_path() / "support").string(),
-                         "--private-tests", (kSelftest / "private_tests").string(), "--seed", "12345"});
-  EXPECT_EQ(score_of(graded.results, "AlphaPrivate.AddsNumbersFromTheSecretSeed"), 6)
-      << output_of(graded.results, "AlphaPrivate.AddsNumbersFromTheSecretSeed");
-  // The private test is graded, but it is never part of the course's tree.
-  EXPECT_FALSE(fs::exists(kSelftest / "fixture_course" / "autograder" / "tests" / "00_alpha" /
-                          "private_alpha_private_test.cpp"));
-  Graded without = grade_submission("good");
-  EXPECT_EQ(without.results.find("tests")->as_array().size(), 4u) << "a private test stayed after its grading";
+TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
+  // The course as committed (HEAD); lab 00 keeps this quick, and docker/ci.sh
+  // grades every lab in the grader's container.
+  const fs::path scratch = fresh_temp_dir("course-grade");
+  const std::vector<std::string> lab_00 = {"--labs", "00"};
+  Graded solutions = grade(kSource, kCourseBuild, kSource / "solutions", scratch / "work", scratch / "solutions.json", lab_00);
+  EXPECT_EQ(solutions.run.exit_code, 0) << solutions.run.output;
+  int passed = 0;
+  for (const auto& test : member(solutions.results, "tests", json::array())) {
+    const std::string outcome = test.at("extra_data").value("outcome", "");
+    EXPECT_NE(outcome, "failed") << test.value("name", "") << ": " << test.value("output", "");
+    passed += outcome == "passed";
+  }
+  EXPECT_GT(passed, 0) << solutions.run.output;
+
+  fs::create_directories(scratch / "empty-submission");
+  Graded starters = grade(kSource, kCourseBuild, scratch / "empty-submission", scratch / "work", scratch / "starters.json",
+                          lab_00);
+  EXPECT_EQ(starters.run.exit_code, 1) << starters.run.output;
+  EXPECT_LT(starters.total(), solutions.total());
+  fs::remove_all(scratch);
 }

@@ -354,3 +354,42 @@ TEST(InspectPushbuf, JsonIsWhatTheFixtureScriptWrote) {
         prints(kChannelFixtures, {"pushbuf", file, "--json"}, kChannelFixtures / (std::string(name) + ".json")));
   }
 }
+
+// The tools read their arguments as the launchlab program does: a missing
+// file, an unknown option or a bad value is named, with status 2.
+TEST(InspectArguments, AreCheckedBeforeAToolRuns) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  const std::string cubin = (kTests / "02_reading_sass/fixtures/vadd.sm_90.cubin").string();
+  for (const Case& c : {
+           Case{{"cubin"}, "launchlab inspect cubin: FILE is required"},
+           Case{{"cubin", cubin, "--jsno"}, "launchlab inspect cubin: unknown option '--jsno' (did you mean '--json'?)"},
+           Case{{"fatbin", "/nowhere/at/all"}, "launchlab inspect fatbin: FILE: File does not exist: /nowhere/at/all"},
+           Case{{"qmd", cubin}, "launchlab inspect qmd: --qmd-version is required"},
+           Case{{"qmd", cubin, "--qmd-version", "9"}, "launchlab inspect qmd: --qmd-version: 9 not in {3,4,5}"},
+           Case{{"cubn", cubin}, "launchlab inspect: unknown command 'cubn' (did you mean 'cubin'?)"},
+       }) {
+    std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    RunLimits limits;
+    limits.timeout = std::chrono::seconds(60);
+    RunOutcome outcome = run_limited(argv, {}, {}, limits);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_NE(outcome.output.find(c.said), std::string::npos) << "expected \"" << c.said << "\" in:\n" << outcome.output;
+  }
+}
+
+TEST(InspectArguments, HelpListsTheToolsAndEachToolHasItsOwn) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome list = run_limited({LAUNCHLAB_INSPECT, "help"}, {}, {}, limits);
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  for (const char* tool : {"cubin", "fatbin", "sass", "qmd", "pushbuf"}) {
+    EXPECT_NE(list.output.find(tool), std::string::npos) << tool << " is not in:\n" << list.output;
+    RunOutcome help = run_limited({LAUNCHLAB_INSPECT, tool, "--help"}, {}, {}, limits);
+    EXPECT_EQ(help.exit_code, 0) << help.output;
+    EXPECT_NE(help.output.find(std::string("Usage: launchlab inspect ") + tool), std::string::npos) << help.output;
+  }
+}

@@ -1,28 +1,41 @@
 // The limits that keep a misbehaving test program from taking the grader
-// down with it.
+// down with it, in every sandbox kind this machine can run.
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 #include "launchlab/grader/process.h"
+#include "sandbox_kinds.h"
 
 using namespace launchlab::grader;
 using namespace std::chrono_literals;
 
 namespace {
-RunOutcome sh(const std::string& script, RunLimits limits = {}, const RunWatch& watch = {}) {
-  return run_limited({"/bin/sh", "-c", script}, {}, {}, limits, watch);
-}
+
+class RunLimited : public testing::TestWithParam<SandboxKind> {
+ protected:
+  void SetUp() override { LAUNCHLAB_SKIP_UNLESS_AVAILABLE(GetParam()); }
+
+  const Sandbox& sandbox() const { return *launchlab::selftest::available_sandbox(GetParam()).sandbox; }
+
+  RunOutcome sh(const std::string& script, RunLimits limits = {}, const RunWatch& watch = {}) const {
+    return run_limited({"/bin/sh", "-c", script}, {}, {}, limits, sandbox(), watch);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Sandbox, RunLimited, testing::ValuesIn(launchlab::selftest::every_sandbox_kind),
+                         launchlab::selftest::kind_name);
+
 }  // namespace
 
-TEST(RunLimited, CollectsOutputAndExitStatus) {
+TEST_P(RunLimited, CollectsOutputAndExitStatus) {
   RunOutcome outcome = sh("echo out; echo err >&2; exit 3");
   EXPECT_EQ(outcome.exit_code, 3);
   EXPECT_EQ(outcome.output, "out\nerr\n");
   EXPECT_FALSE(outcome.timed_out);
 }
 
-TEST(RunLimited, StopsAProgramThatHangs) {
+TEST_P(RunLimited, StopsAProgramThatHangs) {
   RunLimits limits;
   limits.timeout = 500ms;
   RunOutcome outcome = sh("sleep 30", limits);
@@ -31,7 +44,7 @@ TEST(RunLimited, StopsAProgramThatHangs) {
   EXPECT_NE(outcome.describe(limits).find("timed out"), std::string::npos);
 }
 
-TEST(RunLimited, StopsAFloodAndKeepsOnlyItsEnds) {
+TEST_P(RunLimited, StopsAFloodAndKeepsOnlyItsEnds) {
   RunLimits limits;
   limits.output_limit = 1u << 20;
   limits.output_kept = 4096;
@@ -42,7 +55,7 @@ TEST(RunLimited, StopsAFloodAndKeepsOnlyItsEnds) {
   EXPECT_NE(outcome.describe(limits).find("MiB of output"), std::string::npos);
 }
 
-TEST(RunLimited, DoesNotWaitForAProcessLeftBehind) {
+TEST_P(RunLimited, DoesNotWaitForAProcessLeftBehind) {
   // The child exits at once but leaves a grandchild holding the output pipe.
   RunLimits limits;
   limits.timeout = 20s;
@@ -52,14 +65,15 @@ TEST(RunLimited, DoesNotWaitForAProcessLeftBehind) {
   EXPECT_NE(outcome.output.find("left"), std::string::npos);
 }
 
-TEST(RunLimited, ReportsTheSignalThatEndedTheProgram) {
+TEST_P(RunLimited, ReportsTheSignalThatEndedTheProgram) {
   RunOutcome outcome = sh("kill -SEGV $$");
-  ASSERT_TRUE(outcome.signal.has_value());
+  ASSERT_TRUE(outcome.signal.has_value()) << outcome.describe({});
   EXPECT_EQ(*outcome.signal, 11);
+  EXPECT_FALSE(outcome.exit_code.has_value());
   EXPECT_NE(outcome.describe({}).find("signal 11"), std::string::npos);
 }
 
-TEST(RunLimited, LetsAWatchStopTheRun) {
+TEST_P(RunLimited, LetsAWatchStopTheRun) {
   RunOutcome outcome = sh("echo start; sleep 30", {}, [](std::string_view fresh, double) -> std::optional<std::string> {
     if (fresh.find("start") != std::string_view::npos) return std::string("saw start");
     return std::nullopt;
@@ -68,13 +82,19 @@ TEST(RunLimited, LetsAWatchStopTheRun) {
   EXPECT_LT(outcome.seconds, 5.0);
 }
 
-TEST(RunLimited, SaysSoWhenTheProgramCannotStart) {
-  RunOutcome outcome = run_limited({"/nonexistent/program"}, {}, {}, {});
-  EXPECT_EQ(outcome.exit_code, 127);
-  EXPECT_NE(outcome.output.find("could not start"), std::string::npos);
+TEST_P(RunLimited, SaysSoWhenTheProgramCannotStart) {
+  RunOutcome outcome = run_limited({"/nonexistent/program"}, {}, {}, {}, sandbox());
+  EXPECT_FALSE(outcome.exited_cleanly());
+  if (sandbox().uses_bubblewrap()) {
+    // bwrap says so itself.
+    EXPECT_NE(outcome.output.find("/nonexistent/program"), std::string::npos) << outcome.output;
+  } else {
+    EXPECT_EQ(outcome.exit_code, 127);
+    EXPECT_NE(outcome.output.find("could not start"), std::string::npos);
+  }
 }
 
-TEST(RunLimited, TheWatchSeesOutputReadAfterTheProgramEnded) {
+TEST_P(RunLimited, TheWatchSeesOutputReadAfterTheProgramEnded) {
   // The last words of a program that dies at once are read after it is
   // reaped; the watch must still see them (they name the test that crashed).
   std::string seen;
@@ -84,4 +104,11 @@ TEST(RunLimited, TheWatchSeesOutputReadAfterTheProgramEnded) {
   });
   ASSERT_TRUE(outcome.signal.has_value());
   EXPECT_NE(seen.find("last words"), std::string::npos) << "the watch saw: " << seen;
+}
+
+TEST_P(RunLimited, PassesTheEnvironmentItIsGiven) {
+  RunOutcome outcome = sh("echo \"$LAUNCHLAB_PROBE\"", {}, {});
+  EXPECT_EQ(outcome.output, "\n");
+  outcome = run_limited({"/bin/sh", "-c", "echo \"$LAUNCHLAB_PROBE\""}, {}, {"LAUNCHLAB_PROBE=given"}, {}, sandbox());
+  EXPECT_EQ(outcome.output, "given\n");
 }

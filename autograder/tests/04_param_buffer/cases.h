@@ -6,10 +6,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "param_buffer.h"
+
+namespace launchlab::param_buffer {
+
+/// A slot as the tests record it, {"offset": 8, "size": 8}, so that a
+/// difference names the field.
+inline nlohmann::json record_value(const Slot& slot) { return {{"offset", slot.offset}, {"size", slot.size}}; }
+
+}  // namespace launchlab::param_buffer
 
 namespace launchlab::param_buffer_tests {
 
@@ -26,6 +37,16 @@ struct EchoCase {
 const std::vector<EchoCase>& echo_cases();
 /// The echo kernel of that name (throws std::invalid_argument for another).
 const EchoCase& echo_case(const std::string& kernel);
+
+/// Bytes as numbers, as the tests record them ([k] is byte k).
+inline std::vector<int> as_ints(std::span<const std::byte> bytes) {
+  std::vector<int> out;
+  for (std::byte b : bytes) out.push_back(static_cast<int>(b));
+  return out;
+}
+
+/// What lay_out(c.params) gave, or no slots when it threw.
+param_buffer::Layout layout_or_empty(const EchoCase& c);
 
 /// Distinct, reproducible bytes for each parameter of a case (none is 0, so
 /// that a parameter the kernel never saw shows).

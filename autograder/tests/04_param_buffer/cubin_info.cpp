@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "cases.h"
 #include "launchlab/testing.h"
 
 namespace launchlab::param_buffer_tests {
@@ -138,12 +139,60 @@ const std::vector<std::byte>& echo_cubin() {
   return cubin;
 }
 
+namespace {
+
+const RecordedKernel& recorded(const std::string& kernel) {
+  static const std::map<std::string, RecordedKernel> all = read_recorded_params(echo_cubin());
+  auto it = all.find(kernel);
+  if (it == all.end()) throw std::runtime_error("the cubin has no .nv.info." + kernel + " section");
+  return it->second;
+}
+
+}  // namespace
+
+std::vector<param_buffer::Slot> nvcc_slots(const std::string& kernel) {
+  const RecordedKernel& truth = recorded(kernel);
+  const std::size_t described = echo_case(kernel).params.size();
+  if (truth.params.size() != described) {
+    throw std::runtime_error(kernel + ": the cubin records " + std::to_string(truth.params.size()) +
+                             " parameters, the test describes " + std::to_string(described) +
+                             " (a problem of the test, not of the code under test)");
+  }
+  std::vector<param_buffer::Slot> slots;
+  for (const RecordedParam& p : truth.params) slots.push_back(param_buffer::Slot{p.offset, p.size});
+  return slots;
+}
+
+std::size_t nvcc_param_size(const std::string& kernel) {
+  const RecordedKernel& truth = recorded(kernel);
+  if (!truth.cbank_param_size) throw std::runtime_error(kernel + ": no EIATTR_CBANK_PARAM_SIZE in the cubin");
+  return *truth.cbank_param_size;
+}
+
+std::vector<std::byte> nvcc_buffer(const std::string& kernel, const std::vector<std::vector<std::byte>>& values) {
+  const std::vector<param_buffer::Slot> slots = nvcc_slots(kernel);
+  std::vector<std::byte> buffer(nvcc_param_size(kernel), std::byte{0});
+  for (std::size_t i = 0; i < values.size() && i < slots.size(); ++i) {
+    if (slots[i].offset + values[i].size() > buffer.size()) throw std::runtime_error(kernel + ": a value past the end");
+    std::memcpy(buffer.data() + slots[i].offset, values[i].data(), values[i].size());
+  }
+  return buffer;
+}
+
 CompileResult compile_cubin(const std::string& name) {
   const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/" + name);
   const fs::path out = work_dir() / (fs::path(name).stem().string() + ".cubin");
   auto result = launchlab::testing::run_command(
       {launchlab::testing::nvcc().string(), "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});
   return CompileResult{result.exit_code, result.output};
+}
+
+std::string nvcc_verdict(const std::string& name, const std::string& refusal) {
+  const CompileResult result = compile_cubin(name);
+  if (result.exit_code == 0) return "throws nothing";
+  if (result.output.find(refusal) != std::string::npos) return "throws std::length_error";
+  throw std::runtime_error("nvcc -cubin -arch=sm_90 " + name + " failed without saying \"" + refusal + "\":\n" +
+                           result.output);
 }
 
 }  // namespace launchlab::param_buffer_tests

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "param_buffer.h"
+
 namespace launchlab::param_buffer_tests {
 
 struct RecordedParam {
@@ -48,6 +50,18 @@ std::map<std::string, RecordedKernel> read_recorded_params(std::span<const std::
 /// `nvcc -x cu -cubin -arch=sm_90`, compiled on first use.
 const std::vector<std::byte>& echo_cubin();
 
+/// The slots nvcc records for an echo kernel (EIATTR_KPARAM_INFO), in
+/// parameter order. Throws std::runtime_error when the cubin has no such
+/// kernel, or records another number of parameters than the test describes
+/// (a problem of the test, not of the code under test).
+std::vector<param_buffer::Slot> nvcc_slots(const std::string& kernel);
+/// The parameters' total size nvcc records for an echo kernel
+/// (EIATTR_CBANK_PARAM_SIZE); throws std::runtime_error when it is missing.
+std::size_t nvcc_param_size(const std::string& kernel);
+/// The buffer nvcc's layout makes of values: each at its recorded offset,
+/// zeros elsewhere.
+std::vector<std::byte> nvcc_buffer(const std::string& kernel, const std::vector<std::vector<std::byte>>& values);
+
 /// What nvcc said and did for a source compiled with `nvcc -cubin -arch=sm_90`.
 struct CompileResult {
   int exit_code = -1;
@@ -55,5 +69,12 @@ struct CompileResult {
 };
 /// Compiles kernels/<name> into a temporary folder.
 CompileResult compile_cubin(const std::string& name);
+
+/// What lay_out must do with the parameters of kernels/<name>, as nvcc
+/// decides it: "throws std::length_error" when nvcc refuses the kernel
+/// saying `refusal`, "throws nothing" when it compiles it (the words of
+/// launchlab::testing::what_is_thrown). Throws std::runtime_error when nvcc
+/// fails otherwise.
+std::string nvcc_verdict(const std::string& name, const std::string& refusal);
 
 }  // namespace launchlab::param_buffer_tests

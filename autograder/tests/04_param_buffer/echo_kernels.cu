@@ -61,6 +61,14 @@ const EchoCase& echo_case(const std::string& kernel) {
   throw std::invalid_argument("no echo kernel named " + kernel);
 }
 
+param_buffer::Layout layout_or_empty(const EchoCase& c) {
+  try {
+    return param_buffer::lay_out(c.params);
+  } catch (const std::exception&) {
+    return {};  // the test records what was thrown on its own
+  }
+}
+
 std::vector<std::vector<std::byte>> sample_values(const EchoCase& c) {
   // The grader may pick other bytes (LAUNCHLAB_SEED) than a learner's runs saw.
   const std::uint64_t seed = launchlab::testing::secret_seed(20240404) ^ std::hash<std::string>{}(c.kernel);

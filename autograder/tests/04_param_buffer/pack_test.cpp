@@ -4,18 +4,19 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cases.h"
 #include "cubin_info.h"
-#include "launchlab/testing.h"
+#include "launchlab/record.h"
 #include "param_buffer.h"
 
 namespace launchlab::param_buffer_tests {
 namespace {
 
-using launchlab::testing::SameSequence;
 using param_buffer::Layout;
 using param_buffer::Param;
 
@@ -23,38 +24,27 @@ std::vector<std::span<const std::byte>> spans_of(const std::vector<std::vector<s
   return std::vector<std::span<const std::byte>>(values.begin(), values.end());
 }
 
-// The buffer as nvcc lays it out: each value at its recorded offset, zeros elsewhere.
-std::vector<std::byte> expected_buffer(const std::string& kernel, const std::vector<std::vector<std::byte>>& values) {
-  static const auto all = read_recorded_params(echo_cubin());
-  const RecordedKernel& truth = all.at(kernel);
-  std::vector<std::byte> buffer(*truth.cbank_param_size, std::byte{0});
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::memcpy(buffer.data() + truth.params.at(i).offset, values[i].data(), values[i].size());
+// Packs values with your lay_out and pack, recording whether either threw;
+// no bytes when one did.
+std::vector<std::byte> PackWithYourCode(const EchoCase& c, const std::vector<std::vector<std::byte>>& values) {
+  RECORD_NO_THROW(param_buffer::pack(param_buffer::lay_out(c.params), spans_of(values)))
+      << "pack(lay_out(...), values) for " << c.signature;
+  try {
+    return param_buffer::pack(param_buffer::lay_out(c.params), spans_of(values));
+  } catch (const std::exception&) {
+    return {};
   }
-  return buffer;
-}
-
-std::vector<int> as_ints(std::span<const std::byte> bytes) {
-  std::vector<int> out;
-  for (std::byte b : bytes) out.push_back(static_cast<int>(b));
-  return out;
 }
 
 TEST(Pack, PutsEachValueAtItsOffset) {
   for (const char* kernel : {"scalars", "mixed", "structs", "arrays", "vectors", "big_after_char"}) {
     const EchoCase& c = echo_case(kernel);
     const auto values = sample_values(c);
-    std::vector<std::byte> packed;
-    try {
-      packed = param_buffer::pack(param_buffer::lay_out(c.params), spans_of(values));
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << c.signature << ": lay_out or pack threw: " << e.what();
-      continue;
-    }
-    const std::vector<std::byte> expected = expected_buffer(kernel, values);
-    EXPECT_EQ(packed.size(), expected.size()) << c.signature << ": the buffer's length";
-    EXPECT_TRUE(SameSequence(as_ints(expected), as_ints(packed)))
-        << c.signature << ": [k] is the buffer's byte k; the offsets come from the cubin nvcc wrote";
+    RECORD_SCOPE("pack(lay_out(...), values) for " + c.signature);
+    const std::vector<std::byte> packed = PackWithYourCode(c, values);
+    RECORD_EQ(packed.size(), nvcc_param_size(kernel)) << "the buffer's length";
+    RECORD_EQ(as_ints(packed), as_ints(nvcc_buffer(kernel, values)))
+        << "[k] is the buffer's byte k; each value belongs at the offset nvcc gives its parameter, zeros elsewhere";
   }
 }
 
@@ -65,75 +55,101 @@ TEST(Pack, ZeroesThePadding) {
   const EchoCase& c = echo_case("structs");
   std::vector<std::vector<std::byte>> values;
   for (const Param& p : c.params) values.emplace_back(p.size, std::byte{0xff});
-  const std::vector<std::byte> packed = param_buffer::pack(param_buffer::lay_out(c.params), spans_of(values));
-  EXPECT_TRUE(SameSequence(as_ints(expected_buffer("structs", values)), as_ints(packed)))
-      << "every parameter is 0xff bytes, padding between parameters must be 0";
+  RECORD_SCOPE("pack(lay_out(...), values) for " + c.signature + ", every value all 0xff bytes");
+  const std::vector<std::byte> packed = PackWithYourCode(c, values);
+  RECORD_EQ(as_ints(packed), as_ints(nvcc_buffer("structs", values)))
+      << "[k] is the buffer's byte k (255 is 0xff); padding between parameters must be 0";
 }
 
 TEST(Pack, RefusesValuesThatDoNotMatchTheLayout) {
   const std::vector<Param> params = {Param{"c", 1, 1}, Param{"d", 8, 8}};
   const Layout layout = param_buffer::lay_out(params);
   const std::vector<std::byte> one(1), eight(8), four(4);
+  RECORD_SCOPE("the layout of (char c, double d)");
   const std::vector<std::span<const std::byte>> too_few = {one};
-  EXPECT_THROW(param_buffer::pack(layout, too_few), std::invalid_argument) << "two parameters, one value";
+  RECORD_THROWS(param_buffer::pack(layout, too_few), std::invalid_argument) << "pack with one value for two parameters";
   const std::vector<std::span<const std::byte>> too_many = {one, eight, eight};
-  EXPECT_THROW(param_buffer::pack(layout, too_many), std::invalid_argument) << "two parameters, three values";
+  RECORD_THROWS(param_buffer::pack(layout, too_many), std::invalid_argument) << "pack with three values for two parameters";
   const std::vector<std::span<const std::byte>> wrong_size = {one, four};
-  EXPECT_THROW(param_buffer::pack(layout, wrong_size), std::invalid_argument) << "d takes 8 bytes, 4 were given";
+  RECORD_THROWS(param_buffer::pack(layout, wrong_size), std::invalid_argument)
+      << "pack with a 4-byte value for d, which takes 8";
 }
 
 TEST(Unpack, ReturnsTheBytesOfOneSlot) {
+  // A buffer whose byte k holds the number k: what unpack returns are the
+  // offsets it read, whatever the buffer was packed with (the kernel does
+  // not know how its buffer was filled either).
   const EchoCase& c = echo_case("arrays");
-  const auto values = sample_values(c);
-  const Layout layout = param_buffer::lay_out(c.params);
-  const std::vector<std::byte> buffer = expected_buffer("arrays", values);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    EXPECT_TRUE(SameSequence(as_ints(values[i]), as_ints(param_buffer::unpack(layout, buffer, i))))
-        << c.signature << ": parameter " << i << " (" << c.params[i].name << ")";
+  std::vector<std::byte> buffer(128);
+  for (std::size_t k = 0; k < buffer.size(); ++k) buffer[k] = static_cast<std::byte>(k);
+  const Layout layout = layout_or_empty(c);
+  RECORD_SCOPE("unpack(lay_out(...), buffer, index) for " + c.signature +
+               ", with a 128-byte buffer whose byte k holds the number k");
+  RECORD_NO_THROW(param_buffer::lay_out(c.params));
+  for (std::size_t i = 0; i < c.params.size(); ++i) {
+    std::optional<std::vector<int>> got;
+    try {
+      got = as_ints(param_buffer::unpack(layout, buffer, i));
+    } catch (const std::exception&) {
+    }
+    RECORD_EQ(got, [&] {
+      const param_buffer::Slot slot = nvcc_slots("arrays").at(i);
+      std::vector<int> offsets;
+      for (std::size_t k = slot.offset; k < slot.offset + slot.size; ++k) offsets.push_back(static_cast<int>(k));
+      return offsets;
+    }()) << "index " << i << " (" << c.params[i].name << "); null: unpack threw";
   }
-  // Read with the right layout, a wrongly packed buffer gives what it holds
-  // at the right offsets: the bytes of d are buffer[56, 64), whatever they are.
-  std::vector<std::byte> shifted(buffer.size(), std::byte{0});
-  std::memcpy(shifted.data() + 1, buffer.data(), buffer.size() - 1);
-  EXPECT_TRUE(SameSequence(as_ints(std::span<const std::byte>(shifted).subspan(56, 8)),
-                           as_ints(param_buffer::unpack(layout, shifted, 3))))
-      << "unpack reads the slot's bytes, whatever they hold";
-  EXPECT_THROW(param_buffer::unpack(layout, buffer, values.size()), std::out_of_range) << "past the last parameter";
-  EXPECT_THROW(param_buffer::unpack(layout, std::span<const std::byte>(buffer).first(60), 4), std::out_of_range)
-      << "a buffer that ends before the slot";
+  RECORD_THROWS(param_buffer::unpack(layout, buffer, c.params.size()), std::out_of_range)
+      << "index " << c.params.size() << ", past the last parameter";
+  RECORD_THROWS(param_buffer::unpack(layout, std::span<const std::byte>(buffer).first(60), 4), std::out_of_range)
+      << "index 4 (n) of the buffer's first 60 bytes, which end before n's slot";
 }
 
 TEST(LaunchArgs, KernelParamsPointAtEachSlot) {
   const EchoCase& c = echo_case("mixed");
-  const Layout layout = param_buffer::lay_out(c.params);
+  const Layout layout = layout_or_empty(c);
+  RECORD_SCOPE("kernel_params(lay_out(...), buffer) for " + c.signature);
+  RECORD_NO_THROW(param_buffer::lay_out(c.params));
   std::vector<std::byte> buffer(layout.size);
-  const std::vector<void*> pointers = param_buffer::kernel_params(layout, buffer);
-  ASSERT_EQ(pointers.size(), c.params.size()) << "one pointer per parameter";
-  // The recorded offsets of mixed(char c, double d, int* p, short s, float4 f).
-  static const auto all = read_recorded_params(echo_cubin());
-  for (std::size_t i = 0; i < pointers.size(); ++i) {
-    const auto expected = static_cast<std::ptrdiff_t>(all.at("mixed").params.at(i).offset);
-    EXPECT_EQ(static_cast<std::byte*>(pointers[i]) - buffer.data(), expected)
-        << "kernelParams[" << i << "] (" << c.params[i].name << ") should point " << expected
-        << " bytes into the buffer";
+  std::vector<void*> pointers;
+  RECORD_NO_THROW(pointers = param_buffer::kernel_params(layout, buffer));
+  // Where each pointer points, in bytes from the buffer's start (null: outside the buffer).
+  std::vector<std::optional<std::ptrdiff_t>> offsets;
+  for (void* p : pointers) {
+    const auto* byte = static_cast<const std::byte*>(p);
+    const bool inside = byte >= buffer.data() && byte <= buffer.data() + buffer.size();
+    offsets.push_back(inside ? std::optional<std::ptrdiff_t>(byte - buffer.data()) : std::nullopt);
   }
-  std::vector<std::byte> short_buffer(layout.size - 1);
-  EXPECT_THROW(param_buffer::kernel_params(layout, short_buffer), std::out_of_range)
+  RECORD_EQ(offsets, [] {
+    std::vector<std::optional<std::ptrdiff_t>> expected;
+    for (const auto& slot : nvcc_slots("mixed")) expected.push_back(static_cast<std::ptrdiff_t>(slot.offset));
+    return expected;
+  }()) << "[i]: how many bytes into the buffer kernelParams[i] points (null: outside it); one pointer per parameter";
+  std::vector<std::byte> short_buffer(layout.size == 0 ? 0 : layout.size - 1);
+  RECORD_THROWS(param_buffer::kernel_params(layout, short_buffer), std::out_of_range)
       << "a buffer one byte too short for the last slot";
 }
 
 TEST(LaunchArgs, ExtraFollowsCudaH) {
   std::vector<std::byte> buffer(48);
   param_buffer::LaunchExtra extra;
-  param_buffer::fill_extra(extra, buffer);
+  RECORD_NO_THROW(param_buffer::fill_extra(extra, buffer)) << "fill_extra(extra, a 48-byte buffer)";
   // cuda.h: CU_LAUNCH_PARAM_BUFFER_POINTER is ((void*)0x01), CU_LAUNCH_PARAM_BUFFER_SIZE
   // ((void*)0x02), CU_LAUNCH_PARAM_END ((void*)0x00); the size goes by address.
-  EXPECT_EQ(extra.items[0], CU_LAUNCH_PARAM_BUFFER_POINTER) << "items[0]";
-  EXPECT_EQ(extra.items[1], static_cast<void*>(buffer.data())) << "items[1]: the buffer";
-  EXPECT_EQ(extra.items[2], CU_LAUNCH_PARAM_BUFFER_SIZE) << "items[2]";
-  EXPECT_EQ(extra.items[3], static_cast<void*>(&extra.size)) << "items[3]: the address of a size_t holding the size";
-  EXPECT_EQ(extra.items[4], CU_LAUNCH_PARAM_END) << "items[4]";
-  EXPECT_EQ(extra.size, 48u) << "the size is the buffer's length";
+  const auto what = [&](const void* item) -> std::string {
+    if (item == buffer.data()) return "the buffer's first byte";
+    if (item == &extra.size) return "the address of extra.size";
+    const auto value = reinterpret_cast<std::uintptr_t>(item);
+    if (value < 0x1000) return "(void*)" + std::to_string(value);
+    return "another address";
+  };
+  std::vector<std::string> items;
+  for (const void* item : extra.items) items.push_back(what(item));
+  RECORD_EQ(items, std::vector<std::string>{what(CU_LAUNCH_PARAM_BUFFER_POINTER), "the buffer's first byte",
+                                            what(CU_LAUNCH_PARAM_BUFFER_SIZE), "the address of extra.size",
+                                            what(CU_LAUNCH_PARAM_END)})
+      << "fill_extra(extra, a 48-byte buffer): extra.items, [i] is items[i]";
+  RECORD_EQ(extra.size, 48u) << "fill_extra(extra, a 48-byte buffer): extra.size, the buffer's length";
 }
 
 }  // namespace

@@ -14,13 +14,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "driver.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "support.h"
 
@@ -34,43 +37,51 @@ const std::string& cubin_path() {
   return path;
 }
 
-// Runs a trial and checks what every cold start must report.
-::testing::AssertionResult ColdStarts(const TrialSetup& setup, TrialOutcome& o) {
+std::string where(const TrialSetup& setup) {
+  return "your cold_start of " + setup.image.filename().string() + " in a fresh process, CUDA_MODULE_LOADING=" +
+         setup.module_loading.value_or("(unset)") + (setup.cache_disabled ? ", CUDA_CACHE_DISABLE=1" : "");
+}
+
+// A value the cold start reported (NaN when it reported none).
+double reported(const TrialOutcome& o, const std::string& key) {
+  auto it = o.values.find(key);
+  return it == o.values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
+// Runs a trial and records what every cold start must report; false when
+// the process did not report at all.
+bool RecordColdStart(const TrialSetup& setup, TrialOutcome& o) {
   o = run_trial(setup);
-  if (!o.ok) return ::testing::AssertionFailure() << o.error;
-  const std::string where = setup.image.filename().string() + ", CUDA_MODULE_LOADING=" +
-                            setup.module_loading.value_or("(unset)") + ": ";
-  if (static_cast<int>(o.value("result")) != kExpected) {
-    return ::testing::AssertionFailure() << where << kKernel << "(out, " << kValue << ") should write " << kExpected
-                                         << ", result is " << o.value("result");
-  }
-  if (static_cast<unsigned>(o.value("functions")) != kManyKernels) {
-    return ::testing::AssertionFailure() << where << "many.cu has " << kManyKernels
-                                         << " kernels, load_state counted " << o.value("functions");
-  }
+  RECORD_SCOPE(where(setup));
+  RECORD_TRUE(o.ok) << "the process reported its cold start" << (o.ok ? "" : ": " + o.error);
+  if (!o.ok) return false;
+  RECORD_EQ(reported(o, "result"), kExpected) << kKernel << "(out, " << kValue << "): out[0] afterwards";
+  RECORD_EQ(reported(o, "functions"), kManyKernels) << "load_state's count of many.cu's kernels";
   double sum = 0;
   for (const char* step : {"init_ms", "context_ms", "load_ms", "get_function_ms", "first_launch_ms",
                            "second_launch_ms"}) {
-    if (!(o.value(step) > 0)) return ::testing::AssertionFailure() << where << step << " is " << o.value(step);
-    sum += o.value(step);
+    RECORD_GT(reported(o, step), 0.0) << step << ", in ms";
+    sum += reported(o, step);
   }
-  if (sum > o.process_ms) {
-    return ::testing::AssertionFailure() << where << "the steps add up to " << sum
-                                         << " ms, more than the whole process took (" << o.process_ms << " ms)";
-  }
-  return ::testing::AssertionSuccess();
+  RECORD_LE(sum / o.process_ms, 1.0) << "the steps' sum (" << sum << " ms) over what the whole process took ("
+                                     << o.process_ms << " ms)";
+  return true;
 }
 
 TEST(ColdStartOnGpu, EagerLoadingLoadsEveryKernelAtLoad) {
   LAUNCHLAB_REQUIRE_GPU();
   LAUNCHLAB_REQUIRE_DRIVER();
   for (int t = 0; t < kTrials; ++t) {
+    const TrialSetup setup{cubin_path(), "EAGER", false, std::nullopt};
     TrialOutcome o;
-    ASSERT_TRUE(ColdStarts(TrialSetup{cubin_path(), "EAGER", false, std::nullopt}, o));
-    EXPECT_EQ(static_cast<int>(o.value("loading_mode")), static_cast<int>(CU_MODULE_EAGER_LOADING))
-        << "cuModuleGetLoadingMode under CUDA_MODULE_LOADING=EAGER";
-    EXPECT_EQ(o.value("loaded_after_load"), o.value("functions"))
-        << "eager loading puts every kernel on the GPU when the module is loaded";
+    RECORD_REQUIRE(RecordColdStart(setup, o));
+    RECORD_SCOPE(where(setup));
+    RECORD_EQ(static_cast<int>(reported(o, "loading_mode")), static_cast<int>(CU_MODULE_EAGER_LOADING))
+        << "loading_mode, from cuModuleGetLoadingMode (CU_MODULE_EAGER_LOADING is " << CU_MODULE_EAGER_LOADING
+        << ", CU_MODULE_LAZY_LOADING " << CU_MODULE_LAZY_LOADING << ")";
+    RECORD_TRUE(reported(o, "loaded_after_load") == reported(o, "functions"))
+        << "eager loading puts every kernel on the GPU when the module is loaded: after the load, "
+        << reported(o, "loaded_after_load") << " of " << reported(o, "functions") << " kernels were loaded";
   }
 }
 
@@ -80,19 +91,23 @@ TEST(ColdStartOnGpu, LazyLoadingWaitsForTheKernelToBeAsked) {
   // LAZY asked for, and the default (unset): lazy since CUDA 12.2.
   for (const std::optional<std::string>& mode : {std::optional<std::string>("LAZY"), std::optional<std::string>()}) {
     for (int t = 0; t < kTrials; ++t) {
+      const TrialSetup setup{cubin_path(), mode, false, std::nullopt};
       TrialOutcome o;
-      ASSERT_TRUE(ColdStarts(TrialSetup{cubin_path(), mode, false, std::nullopt}, o));
-      const std::string which = "CUDA_MODULE_LOADING=" + mode.value_or("(unset)");
-      std::printf("csv,lazy_state,%s,%g,%g,%g\n", mode.value_or("unset").c_str(), o.value("functions"),
-                  o.value("loaded_after_load"), o.value("loaded_after_get"));
-      EXPECT_EQ(static_cast<int>(o.value("loading_mode")), static_cast<int>(CU_MODULE_LAZY_LOADING))
-          << which << ": cuModuleGetLoadingMode";
-      EXPECT_LT(o.value("loaded_after_load"), o.value("functions"))
-          << which << ": lazy loading leaves kernels off the GPU at load";
-      EXPECT_GT(o.value("loaded_after_get"), o.value("loaded_after_load"))
-          << which << ": cuModuleGetFunction loads the kernel it returns";
-      EXPECT_LT(o.value("loaded_after_get"), o.value("functions"))
-          << which << ": asking for one kernel loads not all of them";
+      RECORD_REQUIRE(RecordColdStart(setup, o));
+      RECORD_SCOPE(where(setup));
+      const double functions = reported(o, "functions");
+      const double after_load = reported(o, "loaded_after_load");
+      const double after_get = reported(o, "loaded_after_get");
+      std::printf("csv,lazy_state,%s,%g,%g,%g\n", mode.value_or("unset").c_str(), functions, after_load, after_get);
+      const std::string counts = ": of " + std::to_string(static_cast<int>(functions)) + " kernels, " +
+                                 std::to_string(static_cast<int>(after_load)) + " were loaded after the load and " +
+                                 std::to_string(static_cast<int>(after_get)) + " after get_function";
+      RECORD_EQ(static_cast<int>(reported(o, "loading_mode")), static_cast<int>(CU_MODULE_LAZY_LOADING))
+          << "loading_mode, from cuModuleGetLoadingMode (CU_MODULE_EAGER_LOADING is " << CU_MODULE_EAGER_LOADING
+          << ", CU_MODULE_LAZY_LOADING " << CU_MODULE_LAZY_LOADING << ")";
+      RECORD_TRUE(after_load < functions) << "lazy loading leaves kernels off the GPU at load" << counts;
+      RECORD_TRUE(after_get > after_load) << "cuModuleGetFunction loads the kernel it returns" << counts;
+      RECORD_TRUE(after_get < functions) << "asking for one kernel loads not all of them" << counts;
     }
   }
   std::fflush(stdout);
@@ -103,31 +118,37 @@ TEST(ColdStartOnGpu, PtxAndCubinRunTheSameKernel) {
   LAUNCHLAB_REQUIRE_DRIVER();
   const std::string ptx = compile("many.cu", "-ptx", "compute_" + device_arch()).path.string();
   TrialOutcome from_cubin, from_ptx;
-  ASSERT_TRUE(ColdStarts(TrialSetup{cubin_path(), "EAGER", false, std::nullopt}, from_cubin));
+  RECORD_REQUIRE(RecordColdStart(TrialSetup{cubin_path(), "EAGER", false, std::nullopt}, from_cubin));
   // No compute cache: the JIT compiles all 256 kernels during the load.
-  ASSERT_TRUE(ColdStarts(TrialSetup{ptx, "EAGER", true, std::nullopt}, from_ptx));
-  std::printf("csv,jit,load_ms cubin %g ptx %g, jit_wall_ms %g\n", from_cubin.value("load_ms"),
-              from_ptx.value("load_ms"), from_ptx.value("jit_wall_ms"));
-  EXPECT_GT(from_ptx.value("jit_wall_ms"), 0.0) << "CU_JIT_WALL_TIME after compiling PTX (read with read_jit_report)";
-  EXPECT_LE(from_ptx.value("jit_wall_ms"), from_ptx.value("load_ms"))
-      << "the JIT ran inside cuModuleLoadDataEx, so its wall time fits inside the load's";
+  const TrialSetup ptx_setup{ptx, "EAGER", true, std::nullopt};
+  RECORD_REQUIRE(RecordColdStart(ptx_setup, from_ptx));
+  std::printf("csv,jit,load_ms cubin %g ptx %g, jit_wall_ms %g\n", reported(from_cubin, "load_ms"),
+              reported(from_ptx, "load_ms"), reported(from_ptx, "jit_wall_ms"));
+  RECORD_SCOPE(where(ptx_setup));
+  RECORD_GT(reported(from_ptx, "jit_wall_ms"), 0.0) << "jit_wall_ms: CU_JIT_WALL_TIME after compiling PTX (read with "
+                                                       "read_jit_report)";
+  RECORD_TRUE(reported(from_ptx, "jit_wall_ms") <= reported(from_ptx, "load_ms"))
+      << "the JIT ran inside cuModuleLoadDataEx, so its wall time (" << reported(from_ptx, "jit_wall_ms")
+      << " ms) fits inside the load's (" << reported(from_ptx, "load_ms") << " ms)";
   std::fflush(stdout);
 }
 
 TEST(ColdStartOnGpu, ContextCreationIsTimed) {
   LAUNCHLAB_REQUIRE_GPU();
   LAUNCHLAB_REQUIRE_DRIVER();
+  RECORD_SCOPE("time_context_creation(5)");
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> times = launchlab::driver::time_context_creation(5);
   const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(times.size(), 5u) << "one time per trial";
+  RECORD_EQ(times.size(), 5u) << "one time per trial";
   double sum = 0;
   for (double t : times) {
-    EXPECT_GT(t, 0.0) << "a context cannot be created in no time";
+    RECORD_GT(t, 0.0) << "a time, in ms: a context cannot be created in no time";
     sum += t;
   }
-  EXPECT_LE(sum, elapsed) << "the creations add up to more than the call took";
-  EXPECT_THROW(launchlab::driver::time_context_creation(0), std::invalid_argument);
+  RECORD_LE(sum / elapsed, 1.0) << "the times' sum (" << sum << " ms) over how long the call took (" << elapsed
+                                << " ms)";
+  RECORD_THROWS(launchlab::driver::time_context_creation(0), std::invalid_argument) << "time_context_creation(0)";
 }
 
 // How many cold starts each configuration gets, and where the samples go.
@@ -163,7 +184,7 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
   };
   // One start that is not counted fills the compute cache of the last one.
   TrialOutcome warm_up;
-  ASSERT_TRUE(ColdStarts(configs.back().setup, warm_up));
+  RECORD_REQUIRE(RecordColdStart(configs.back().setup, warm_up));
 
   const std::vector<std::string> steps = {"init_ms",         "context_ms",      "load_ms",
                                           "get_function_ms", "first_launch_ms", "second_launch_ms",
@@ -175,7 +196,7 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
   for (int t = 0; t < trials; ++t) {
     for (const Config& config : configs) {
       TrialOutcome o;
-      ASSERT_TRUE(ColdStarts(config.setup, o)) << config.name << ", trial " << t;
+      RECORD_REQUIRE(RecordColdStart(config.setup, o));
       for (const auto& step : steps) {
         samples[config.name][step].push_back(o.value(step));
         rows << config.name << "," << t << "," << step << "," << o.value(step) << "\n";
@@ -189,7 +210,8 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
   }
   // Contexts created once the driver is initialized, in this process.
   const std::vector<double> warm_contexts = launchlab::driver::time_context_creation(trials);
-  ASSERT_EQ(warm_contexts.size(), static_cast<std::size_t>(trials));
+  RECORD_EQ(warm_contexts.size(), static_cast<std::size_t>(trials)) << "time_context_creation(" << trials << ")";
+  RECORD_REQUIRE(warm_contexts.size() == static_cast<std::size_t>(trials));
   samples["context_warm"]["create_ms"] = warm_contexts;
   for (int t = 0; t < trials; ++t) {
     rows << "context_warm," << t << ",create_ms," << warm_contexts[static_cast<std::size_t>(t)] << "\n";
@@ -204,12 +226,13 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
       std::printf("%-20s %-18s %6zu %11.3f %11.3f %11.3f %11.3f %11.3f\n", config.c_str(), step.c_str(), s.count,
                   s.median, s.p25, s.p75, s.min, s.max);
       const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-      EXPECT_EQ(s.count, values.size()) << config << " " << step;
-      EXPECT_EQ(s.min, *lo) << config << " " << step;
-      EXPECT_EQ(s.max, *hi) << config << " " << step;
-      EXPECT_TRUE(s.min <= s.p25 && s.p25 <= s.median && s.median <= s.p75 && s.p75 <= s.max)
-          << config << " " << step << ": min " << s.min << ", p25 " << s.p25 << ", median " << s.median << ", p75 "
-          << s.p75 << ", max " << s.max;
+      RECORD_SCOPE("your summarize of the " + std::to_string(values.size()) + " samples of " + step + " in " + config);
+      RECORD_TRUE(s.count == values.size()) << "count is the number of samples (it says " << s.count << ")";
+      RECORD_TRUE(s.min == *lo) << "min is the smallest sample, " << *lo << " (it says " << s.min << ")";
+      RECORD_TRUE(s.max == *hi) << "max is the largest sample, " << *hi << " (it says " << s.max << ")";
+      RECORD_TRUE(s.min <= s.p25 && s.p25 <= s.median && s.median <= s.p75 && s.p75 <= s.max)
+          << "min <= p25 <= median <= p75 <= max: min " << s.min << ", p25 " << s.p25 << ", median " << s.median
+          << ", p75 " << s.p75 << ", max " << s.max;
     }
   }
   std::fflush(stdout);
@@ -218,11 +241,12 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
     char name[256] = {};
     CUdevice device = 0;
     int driver_version = 0;
-    ASSERT_EQ(cuDeviceGet(&device, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuDeviceGetName(name, sizeof name, device), CUDA_SUCCESS);
-    ASSERT_EQ(cuDriverGetVersion(&driver_version), CUDA_SUCCESS);
+    if (cuDeviceGet(&device, 0) != CUDA_SUCCESS || cuDeviceGetName(name, sizeof name, device) != CUDA_SUCCESS ||
+        cuDriverGetVersion(&driver_version) != CUDA_SUCCESS) {
+      throw std::runtime_error("the driver could not name the GPU for the CSV file");
+    }
     std::ofstream csv(csv_path);
-    ASSERT_TRUE(csv) << "cannot write " << csv_path;
+    if (!csv) throw std::runtime_error(std::string("cannot write ") + csv_path);
     csv << "# GPU: " << name << " (sm_" << arch << "); cuDriverGetVersion " << driver_version << "\n";
     if (const std::string version = first_line_of("/proc/driver/nvidia/version"); !version.empty()) {
       csv << "# " << version << "\n";
@@ -232,7 +256,7 @@ TEST(ColdStartOnGpu, EveryStepHasAMedianAndASpread) {
     csv << "# image: kernels/many.cu, " << kManyKernels << " kernels; launched: " << kKernel
         << "; each trial a fresh process\n";
     csv << "config,trial,quantity,value\n" << rows.str();
-    ASSERT_TRUE(csv.good()) << "writing " << csv_path << " failed";
+    if (!csv.good()) throw std::runtime_error(std::string("writing ") + csv_path + " failed");
     std::printf("wrote %s\n", csv_path);
   }
 }

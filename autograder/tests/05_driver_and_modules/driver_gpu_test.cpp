@@ -6,10 +6,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "driver.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "support.h"
 
@@ -17,7 +21,6 @@ namespace launchlab::driver_tests {
 namespace {
 
 using launchlab::driver::Context;
-using launchlab::driver::DriverError;
 using launchlab::driver::Module;
 
 // A device int the test allocates and reads itself.
@@ -39,26 +42,26 @@ struct DeviceInt {
 
 // Loads an image with your Module, runs one of its kernels with your
 // get_function and launch_and_wait, and returns what the kernel wrote.
-::testing::AssertionResult RunsKernel(const std::vector<std::byte>& image, const std::string& kernel, int value,
-                                      int expected, const std::string& what) {
-  try {
-    Module module(image);
-    CUfunction f = launchlab::driver::get_function(module, kernel);
-    if (f == nullptr) return ::testing::AssertionFailure() << what << ": get_function returned no function";
-    DeviceInt out;
-    if (out.address == 0) return ::testing::AssertionFailure() << what << ": the test could not allocate 4 bytes";
-    void* args[] = {&out.address, &value};
-    launchlab::driver::launch_and_wait(f, 1, 1, args);
-    const int written = out.read();
-    if (written != expected) {
-      return ::testing::AssertionFailure() << what << ": " << kernel << "(out, " << value << ") should write "
-                                           << expected << ", out[0] holds " << written
-                                           << (written == 0 ? " (was the kernel launched, and waited for?)" : "");
-    }
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << what << ": " << e.what();
-  }
-  return ::testing::AssertionSuccess();
+int run_kernel(const std::vector<std::byte>& image, const std::string& kernel, int value) {
+  Module module(image);
+  CUfunction f = launchlab::driver::get_function(module, kernel);
+  if (f == nullptr) throw std::runtime_error("get_function returned no function");
+  DeviceInt out;
+  if (out.address == 0) throw std::runtime_error("the test could not allocate 4 bytes on the GPU");
+  void* args[] = {&out.address, &value};
+  launchlab::driver::launch_and_wait(f, 1, 1, args);
+  return out.read();
+}
+
+// Records what run_kernel did: whether it threw, and what out[0] holds.
+void RecordKernelRun(const std::vector<std::byte>& image, const std::string& kernel, int value, int expected,
+                     const std::string& what) {
+  RECORD_SCOPE(what + ", loaded with your Module, " + kernel + " found with your get_function and run with your "
+               "launch_and_wait");
+  std::optional<int> written;
+  RECORD_NO_THROW(written = run_kernel(image, kernel, value));
+  RECORD_EQ(written, expected) << kernel << "(out, " << value << "): out[0] afterwards (0: was the kernel launched, "
+                               << "and waited for?)";
 }
 
 TEST(DriverOnGpu, LoadsACubinAndRunsItsKernel) {
@@ -66,10 +69,9 @@ TEST(DriverOnGpu, LoadsACubinAndRunsItsKernel) {
   LAUNCHLAB_REQUIRE_DRIVER();
   const std::string arch = device_arch();
   Context context(0);
-  EXPECT_TRUE(RunsKernel(assemble("small.cu", std::stoi(arch)).bytes, "store", 42, 42, "small.cu's cubin"));
-  EXPECT_TRUE(RunsKernel(fatbin("small.cu", std::stoi(arch)).bytes, "twice", 21, 42, "small.cu's fatbin"));
-  EXPECT_TRUE(RunsKernel(compile("many.cu", "-cubin", "sm_" + arch).bytes, kKernel, kValue, kExpected,
-                         "many.cu's cubin"));
+  RecordKernelRun(assemble("small.cu", std::stoi(arch)).bytes, "store", 42, 42, "small.cu's cubin");
+  RecordKernelRun(fatbin("small.cu", std::stoi(arch)).bytes, "twice", 21, 42, "small.cu's fatbin");
+  RecordKernelRun(compile("many.cu", "-cubin", "sm_" + arch).bytes, kKernel, kValue, kExpected, "many.cu's cubin");
 }
 
 TEST(DriverOnGpu, LoadsPtxThroughTheJit) {
@@ -78,10 +80,28 @@ TEST(DriverOnGpu, LoadsPtxThroughTheJit) {
   Context context(0);
   // PTX for compute_75 on whatever GPU this is: the JIT compiles it for this one.
   const Compiled& ptx = ptx75("small.cu");
-  EXPECT_TRUE(RunsKernel(nul_terminated(ptx.bytes), "twice", 50, 100, "small.cu's compute_75 PTX"));
+  RecordKernelRun(nul_terminated(ptx.bytes), "twice", 50, 100, "small.cu's compute_75 PTX");
   // The same text through your ptx_image.
   const std::string text(reinterpret_cast<const char*>(ptx.bytes.data()), ptx.bytes.size());
-  EXPECT_TRUE(RunsKernel(launchlab::driver::ptx_image(text), "store", 7, 7, "small.cu's PTX through ptx_image"));
+  RecordKernelRun(launchlab::driver::ptx_image(text), "store", 7, 7, "small.cu's PTX through your ptx_image");
+}
+
+// What the driver itself answers for a cubin, asked here: load it and find
+// its kernel "store". The first answer for each cubin is printed as a csv
+// line for the chapter.
+[[maybe_unused]] std::string driver_answer(const std::vector<std::byte>& cubin, int sm, int major, int minor) {
+  static std::map<int, std::string> answers;
+  if (auto it = answers.find(sm); it != answers.end()) return it->second;
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  CUresult truth = cuModuleLoadData(&module, cubin.data());
+  if (truth == CUDA_SUCCESS) {
+    truth = cuModuleGetFunction(&f, module, "store");
+    cuModuleUnload(module);
+  }
+  std::printf("csv,cubin_on_device,sm_%d,%d.%d,%s\n", sm, major, minor, error_name(truth).c_str());
+  std::fflush(stdout);
+  return answers[sm] = error_name(truth);
 }
 
 TEST(DriverOnGpu, RefusesCubinsTheDeviceCannotRun) {
@@ -90,42 +110,30 @@ TEST(DriverOnGpu, RefusesCubinsTheDeviceCannotRun) {
   int major = 0, minor = 0;
   CUdevice device = 0;
   Context context(0);
-  ASSERT_EQ(cuCtxGetDevice(&device), CUDA_SUCCESS);
-  ASSERT_EQ(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), CUDA_SUCCESS);
-  ASSERT_EQ(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), CUDA_SUCCESS);
+  if (cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+      cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+      cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS) {
+    throw std::runtime_error("the driver could not say the device's compute capability");
+  }
   for (int sm : {75, 80, 86, 89, 90, 100, 120}) {
     const std::vector<std::byte>& cubin = assemble("small.cu", sm).bytes;
-    // The driver's answer, asked here: load the cubin and find its kernel.
-    CUmodule module = nullptr;
-    CUfunction f = nullptr;
-    CUresult truth = cuModuleLoadData(&module, cubin.data());
-    if (truth == CUDA_SUCCESS) {
-      truth = cuModuleGetFunction(&f, module, "store");
-      cuModuleUnload(module);
-    }
-    std::printf("csv,cubin_on_device,sm_%d,%d.%d,%s\n", sm, major, minor, error_name(truth).c_str());
-    const bool driver_runs_it = truth == CUDA_SUCCESS;
-    EXPECT_EQ(launchlab::driver::sass_runs_on(sm, major, minor), driver_runs_it)
-        << "SASS for sm_" << sm << " on this device (compute capability " << major << "." << minor
-        << "): the driver says " << error_name(truth);
+    RECORD_SCOPE("the cubin of ptxas -arch=sm_" + std::to_string(sm) + " on this device (compute capability " +
+                 std::to_string(major) + "." + std::to_string(minor) + ")");
+    RECORD_EQ(launchlab::driver::sass_runs_on(sm, major, minor), driver_answer(cubin, sm, major, minor) == "CUDA_SUCCESS")
+        << "sass_runs_on(" << sm << ", " << major << ", " << minor << "), against whether the driver loads it";
+    std::optional<int> got_sm;
     try {
-      EXPECT_EQ(launchlab::driver::cubin_sm(cubin), sm);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "cubin_sm threw: " << e.what();
+      got_sm = launchlab::driver::cubin_sm(cubin);
+    } catch (const std::exception&) {
     }
-    try {
-      Module mine(cubin);
-      (void)launchlab::driver::get_function(mine, "store");
-      EXPECT_TRUE(driver_runs_it) << "sm_" << sm << ": your Module and get_function succeeded where the driver said "
-                                  << error_name(truth);
-    } catch (const DriverError& e) {
-      EXPECT_FALSE(driver_runs_it) << "sm_" << sm << ": the driver loads this cubin, yours threw: " << e.what();
-      EXPECT_EQ(e.code(), truth) << "sm_" << sm << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find(error_name(truth)), std::string::npos)
-          << "the message should name " << error_name(truth) << ": " << e.what();
-    }
+    RECORD_EQ(got_sm, sm) << "cubin_sm (null: it threw)";
+    RECORD_EQ(driver_outcome([&] {
+                Module mine(cubin);
+                (void)launchlab::driver::get_function(mine, "store");
+              }),
+              driver_answer(cubin, sm, major, minor))
+        << "your Module, then get_function(\"store\"), against what cuModuleLoadData and cuModuleGetFunction answer";
   }
-  std::fflush(stdout);
 }
 
 TEST(DriverOnGpu, ReportsTheDriversErrors) {
@@ -136,31 +144,25 @@ TEST(DriverOnGpu, ReportsTheDriversErrors) {
   const std::string garbage = "this is not a kernel image\n";
   std::vector<std::byte> image(garbage.size() + 1, std::byte{0});
   std::memcpy(image.data(), garbage.data(), garbage.size());
-  CUmodule module = nullptr;
-  const CUresult truth = cuModuleLoadData(&module, image.data());
-  ASSERT_NE(truth, CUDA_SUCCESS) << "the driver loaded \"" << garbage << "\"";
-  std::printf("csv,driver_answer,garbage_image,%s\n", error_name(truth).c_str());
-  try {
-    Module mine(image);
-    ADD_FAILURE() << "your Module loaded text that is no image; the driver says " << error_name(truth);
-  } catch (const DriverError& e) {
-    EXPECT_EQ(e.code(), truth) << e.what();
-    EXPECT_NE(std::string(e.what()).find(error_name(truth)), std::string::npos)
-        << "expected the message to name " << error_name(truth) << ": " << e.what();
-  }
+  RECORD_EQ(driver_outcome([&] { Module mine(image); }), [&] {
+    CUmodule module = nullptr;
+    const CUresult truth = cuModuleLoadData(&module, image.data());
+    if (truth == CUDA_SUCCESS) throw std::runtime_error("the driver loaded \"" + garbage + "\"");
+    std::printf("csv,driver_answer,garbage_image,%s\n", error_name(truth).c_str());
+    return error_name(truth);
+  }()) << "your Module of the text \"this is not a kernel image\\n\", against what cuModuleLoadData answers";
 
-  Module small(assemble("small.cu", std::stoi(device_arch())).bytes);
-  CUfunction f = nullptr;
-  const CUresult missing = cuModuleGetFunction(&f, small.get(), "no_such_kernel");
-  ASSERT_NE(missing, CUDA_SUCCESS);
-  std::printf("csv,driver_answer,missing_kernel,%s\n", error_name(missing).c_str());
-  try {
-    (void)launchlab::driver::get_function(small, "no_such_kernel");
-    ADD_FAILURE() << "get_function found no_such_kernel; the driver says " << error_name(missing);
-  } catch (const DriverError& e) {
-    EXPECT_EQ(e.code(), missing) << e.what();
-    EXPECT_NE(std::string(e.what()).find(error_name(missing)), std::string::npos) << e.what();
-  }
+  const std::vector<std::byte>& small_cubin = assemble("small.cu", std::stoi(device_arch())).bytes;
+  std::optional<Module> small;
+  RECORD_NO_THROW(small.emplace(small_cubin)) << "your Module of small.cu's cubin";
+  RECORD_REQUIRE(small.has_value());
+  RECORD_EQ(driver_outcome([&] { (void)launchlab::driver::get_function(*small, "no_such_kernel"); }), [&] {
+    CUfunction f = nullptr;
+    const CUresult missing = cuModuleGetFunction(&f, small->get(), "no_such_kernel");
+    if (missing == CUDA_SUCCESS) throw std::runtime_error("the driver found no_such_kernel in small.cu's cubin");
+    std::printf("csv,driver_answer,missing_kernel,%s\n", error_name(missing).c_str());
+    return error_name(missing);
+  }()) << "your get_function(small.cu's module, \"no_such_kernel\"), against what cuModuleGetFunction answers";
   std::fflush(stdout);
 }
 
@@ -173,27 +175,38 @@ TEST(DriverOnGpu, JitErrorsCarryTheCompilerLog) {
                              "\n.address_size 64\n.visible .entry broken(.param .u64 out) {\n  mov.u32 %r1, 1;\n  ret;\n}\n";
   std::vector<std::byte> image(broken.size() + 1, std::byte{0});
   std::memcpy(image.data(), broken.data(), broken.size());
-  // The driver's log, asked here with a log buffer of the test's own.
-  std::vector<char> log(16 * 1024, '\0');
-  CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size()))};
-  CUmodule module = nullptr;
-  const CUresult truth = cuModuleLoadDataEx(&module, image.data(), 2, keys, values);
-  ASSERT_NE(truth, CUDA_SUCCESS) << "the JIT accepted the broken PTX";
-  const std::string driver_log(log.data());
-  ASSERT_FALSE(driver_log.empty()) << "the JIT wrote no error log (" << error_name(truth) << ")";
-  const std::string first_line = driver_log.substr(0, driver_log.find('\n'));
-  std::printf("csv,jit_error_log,%s,\"%s\"\n", error_name(truth).c_str(), first_line.c_str());
-  try {
-    Module mine(image);
-    ADD_FAILURE() << "your Module loaded broken PTX";
-  } catch (const DriverError& e) {
-    EXPECT_EQ(e.code(), truth) << e.what();
-    EXPECT_NE(std::string(e.what()).find(first_line), std::string::npos)
-        << "expected the JIT's error log in the message; the driver wrote: " << driver_log << "\nyour message: "
-        << e.what();
-  }
-  std::fflush(stdout);
+  // The driver's answer and log, asked here with a log buffer of the test's own.
+  std::optional<std::pair<std::string, std::string>> driver;
+  [[maybe_unused]] const auto ask_the_driver = [&] {
+    if (!driver) {
+      std::vector<char> log(16 * 1024, '\0');
+      CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size()))};
+      CUmodule module = nullptr;
+      const CUresult truth = cuModuleLoadDataEx(&module, image.data(), 2, keys, values);
+      if (truth == CUDA_SUCCESS) throw std::runtime_error("the JIT accepted the broken PTX");
+      const std::string driver_log(log.data());
+      if (driver_log.empty()) throw std::runtime_error("the JIT wrote no error log (" + error_name(truth) + ")");
+      const std::string first_line = driver_log.substr(0, driver_log.find('\n'));
+      std::printf("csv,jit_error_log,%s,\"%s\"\n", error_name(truth).c_str(), first_line.c_str());
+      std::fflush(stdout);
+      driver.emplace(error_name(truth), first_line);
+    }
+    return *driver;
+  };
+  RECORD_SCOPE("your Module of PTX that uses %r1 without declaring it (line 5):\n" + broken);
+  std::string message;
+  RECORD_EQ(driver_outcome([&] {
+              try {
+                Module mine(image);
+              } catch (const std::exception& e) {
+                message = e.what();
+                throw;
+              }
+            }),
+            ask_the_driver().first)
+      << "what it threw, against what cuModuleLoadDataEx answers";
+  RECORD_CONTAINS(message, ask_the_driver().second) << "the message holds the first line of the JIT's error log";
 }
 
 }  // namespace

@@ -3,29 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "driver.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "support.h"
 
 namespace launchlab::driver_tests {
 namespace {
 
-using launchlab::driver::ImageKind;
-
-std::string kind_name(ImageKind kind) {
-  switch (kind) {
-    case ImageKind::Cubin: return "Cubin";
-    case ImageKind::Fatbin: return "Fatbin";
-    case ImageKind::Ptx: return "Ptx";
-    case ImageKind::Unknown: return "Unknown";
-  }
-  return "?";
-}
+using launchlab::driver::identify_image;
+using launchlab::testing::Expected;
 
 std::vector<std::byte> bytes(std::string_view text) {
   std::vector<std::byte> out(text.size());
@@ -33,17 +26,25 @@ std::vector<std::byte> bytes(std::string_view text) {
   return out;
 }
 
+std::string as_text(const std::vector<std::byte>& image) {
+  return std::string(reinterpret_cast<const char*>(image.data()), image.size());
+}
+
 TEST(Images, IdentifiesWhatNvccWrites) {
   // nvcc -ptx -arch=compute_75 small.cu, ptxas -arch=sm_90 of that PTX, and
   // fatbinary --create of both: what nvcc -cubin and nvcc -fatbin would write.
   const Compiled& ptx = ptx75("small.cu");
-  EXPECT_EQ(kind_name(launchlab::driver::identify_image(ptx.bytes)), "Ptx") << "nvcc -ptx";
-  EXPECT_EQ(kind_name(launchlab::driver::identify_image(assemble("small.cu", 90).bytes)), "Cubin") << "ptxas";
-  EXPECT_EQ(kind_name(launchlab::driver::identify_image(fatbin("small.cu", 90).bytes)), "Fatbin") << "fatbinary";
-  EXPECT_EQ(kind_name(launchlab::driver::identify_image(nul_terminated(ptx.bytes))), "Ptx")
-      << "PTX with its terminating NUL";
-  EXPECT_EQ(kind_name(launchlab::driver::identify_image(bytes("// a comment\n\n   \t.version 9.0\n.target sm_90\n"))), "Ptx")
-      << "comments and blank lines may come before .version";
+  RECORD_EQ(identify_image(ptx.bytes), launchlab::driver::ImageKind::Ptx)
+      << "identify_image(what nvcc -ptx -arch=compute_75 writes)";
+  RECORD_EQ(identify_image(assemble("small.cu", 90).bytes), launchlab::driver::ImageKind::Cubin)
+      << "identify_image(what ptxas -arch=sm_90 writes)";
+  RECORD_EQ(identify_image(fatbin("small.cu", 90).bytes), launchlab::driver::ImageKind::Fatbin)
+      << "identify_image(what fatbinary --create writes)";
+  RECORD_EQ(identify_image(nul_terminated(ptx.bytes)), launchlab::driver::ImageKind::Ptx)
+      << "identify_image(PTX with its terminating NUL)";
+  RECORD_EQ(identify_image(bytes("// a comment\n\n   \t.version 9.0\n.target sm_90\n")), launchlab::driver::ImageKind::Ptx)
+      << "identify_image(\"// a comment\\n\\n   \\t.version 9.0\\n.target sm_90\\n\"): comments and blank lines may "
+         "come before .version";
 }
 
 TEST(Images, UnknownBytesAreNoImage) {
@@ -51,44 +52,47 @@ TEST(Images, UnknownBytesAreNoImage) {
   const std::vector<std::pair<std::string, std::vector<std::byte>>> cases = {
       {"no bytes", {}},
       {"\"\\x7f" "EL\"", bytes("\x7f" "EL")},
-      {"this test program, an x86-64 ELF file (e_machine 62)", bytes(host_elf)},
-      {"a text that is no PTX", bytes("hello, world\n")},
-      {"PTX whose first directive is .target", bytes(".target sm_90\n.version 9.0\n")},
-      {"the fatbin magic, byte-swapped", bytes("\xba\x55\xed\x50")},
+      {"the first 64 bytes of this test program, an x86-64 ELF file (e_machine 62)", bytes(host_elf)},
+      {"\"hello, world\\n\", a text that is no PTX", bytes("hello, world\n")},
+      {"\".target sm_90\\n.version 9.0\\n\", PTX whose first directive is .target", bytes(".target sm_90\n.version 9.0\n")},
+      {"\"\\xba\\x55\\xed\\x50\", the fatbin magic byte-swapped", bytes("\xba\x55\xed\x50")},
   };
   for (const auto& [what, image] : cases) {
-    EXPECT_EQ(kind_name(launchlab::driver::identify_image(image)), "Unknown") << what;
+    RECORD_EQ(identify_image(image), launchlab::driver::ImageKind::Unknown) << "identify_image(" << what << ")";
   }
 }
 
 TEST(Images, PtxImageEndsWithExactlyOneNul) {
   using launchlab::driver::ptx_image;
-  auto as_text = [](const std::vector<std::byte>& image) {
-    return std::string(reinterpret_cast<const char*>(image.data()), image.size());
-  };
-  EXPECT_EQ(as_text(ptx_image(".version 9.0\n")), std::string(".version 9.0\n\0", 14));
-  EXPECT_EQ(as_text(ptx_image(std::string_view(".version 9.0\n\0", 14))), std::string(".version 9.0\n\0", 14))
-      << "text that already ends with its NUL gets no second one";
-  EXPECT_EQ(as_text(ptx_image("")), std::string("\0", 1));
+  RECORD_EQ(as_text(ptx_image(".version 9.0\n")), std::string(".version 9.0\n\0", 14))
+      << "ptx_image(\".version 9.0\\n\")";
+  RECORD_EQ(as_text(ptx_image(std::string_view(".version 9.0\n\0", 14))), std::string(".version 9.0\n\0", 14))
+      << "ptx_image(\".version 9.0\\n\\0\"): text that already ends with its NUL gets no second one";
+  RECORD_EQ(as_text(ptx_image("")), std::string("\0", 1)) << "ptx_image(\"\")";
   const Compiled& ptx = ptx75("small.cu");
-  const std::string text(reinterpret_cast<const char*>(ptx.bytes.data()), ptx.bytes.size());
-  EXPECT_EQ(as_text(ptx_image(text)), text + std::string("\0", 1)) << "the PTX nvcc wrote";
-  EXPECT_THROW(ptx_image(std::string_view(".version 9.0\0.target sm_90\n", 27)), std::invalid_argument)
-      << "a NUL inside the text";
+  const std::string text = as_text(ptx.bytes);
+  RECORD_EQ(as_text(ptx_image(text)), text + std::string("\0", 1))
+      << "ptx_image(the PTX nvcc -ptx -arch=compute_75 wrote for small.cu)";
+  RECORD_THROWS(ptx_image(std::string_view(".version 9.0\0.target sm_90\n", 27)), std::invalid_argument)
+      << "ptx_image(\".version 9.0\\0.target sm_90\\n\"): a NUL inside the text";
 }
 
 TEST(Images, CubinArchitectureFromTheElfHeader) {
   for (int sm : {75, 80, 86, 90, 100, 120}) {
     const Compiled& cubin = assemble("small.cu", sm);
+    const std::string call = "cubin_sm(the cubin of ptxas -arch=sm_" + std::to_string(sm) + ")";
+    RECORD_NO_THROW(launchlab::driver::cubin_sm(cubin.bytes)) << call;
+    std::optional<int> got;
     try {
-      EXPECT_EQ(launchlab::driver::cubin_sm(cubin.bytes), sm) << "ptxas -arch=sm_" << sm;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "cubin_sm threw for the cubin of ptxas -arch=sm_" << sm << ": " << e.what();
+      got = launchlab::driver::cubin_sm(cubin.bytes);
+    } catch (const std::exception&) {
     }
+    RECORD_EQ(got, sm) << call;
   }
-  EXPECT_THROW(launchlab::driver::cubin_sm(ptx75("small.cu").bytes), std::invalid_argument) << "PTX is no cubin";
-  EXPECT_THROW(launchlab::driver::cubin_sm(fatbin("small.cu", 90).bytes), std::invalid_argument)
-      << "a fatbin is no cubin";
+  RECORD_THROWS(launchlab::driver::cubin_sm(ptx75("small.cu").bytes), std::invalid_argument)
+      << "cubin_sm(PTX): PTX is no cubin";
+  RECORD_THROWS(launchlab::driver::cubin_sm(fatbin("small.cu", 90).bytes), std::invalid_argument)
+      << "cubin_sm(a fatbin): a fatbin is no cubin";
 }
 
 TEST(Images, SassRunsWithinItsMajorVersion) {
@@ -96,13 +100,20 @@ TEST(Images, SassRunsWithinItsMajorVersion) {
   // compute capability X.y runs on X.z with z >= y, and nowhere else.
   struct Case {
     int sm, major, minor;
-    bool runs;
+    Expected<bool> runs;
   };
-  for (const Case& c : {Case{80, 8, 0, true}, Case{80, 8, 6, true}, Case{80, 8, 9, true}, Case{86, 8, 0, false},
-                        Case{80, 9, 0, false}, Case{90, 9, 0, true}, Case{75, 7, 5, true}, Case{70, 7, 5, true},
-                        Case{75, 8, 0, false}, Case{100, 12, 0, false}, Case{120, 12, 0, true}, Case{120, 10, 0, false}}) {
-    EXPECT_EQ(launchlab::driver::sass_runs_on(c.sm, c.major, c.minor), c.runs)
-        << "SASS for sm_" << c.sm << " on a device of compute capability " << c.major << "." << c.minor;
+  const std::vector<Case> cases = {
+      {80, 8, 0, LAUNCHLAB_EXPECTED(true)},    {80, 8, 6, LAUNCHLAB_EXPECTED(true)},
+      {80, 8, 9, LAUNCHLAB_EXPECTED(true)},    {86, 8, 0, LAUNCHLAB_EXPECTED(false)},
+      {80, 9, 0, LAUNCHLAB_EXPECTED(false)},   {90, 9, 0, LAUNCHLAB_EXPECTED(true)},
+      {75, 7, 5, LAUNCHLAB_EXPECTED(true)},    {70, 7, 5, LAUNCHLAB_EXPECTED(true)},
+      {75, 8, 0, LAUNCHLAB_EXPECTED(false)},   {100, 12, 0, LAUNCHLAB_EXPECTED(false)},
+      {120, 12, 0, LAUNCHLAB_EXPECTED(true)},  {120, 10, 0, LAUNCHLAB_EXPECTED(false)},
+  };
+  for (const Case& c : cases) {
+    RECORD_EQ(launchlab::driver::sass_runs_on(c.sm, c.major, c.minor), c.runs)
+        << "sass_runs_on(" << c.sm << ", " << c.major << ", " << c.minor << "): SASS for sm_" << c.sm
+        << " on a device of compute capability " << c.major << "." << c.minor;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "launchlab/record.h"
 
 namespace launchlab::driver_tests {
 namespace {
@@ -27,31 +28,38 @@ std::optional<std::size_t> slot(const JitOptions& o, CUjit_option key) {
 
 void* number(std::size_t n) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(n)); }
 
+// What an option's value is, in words: "the info log buffer", "the error
+// log buffer", a number (carried in the pointer itself), or null when the
+// option is missing.
+std::optional<std::string> value_of(const JitOptions& o, CUjit_option key, const std::vector<char>& info,
+                                    const std::vector<char>& error) {
+  const auto i = slot(o, key);
+  if (!i || *i >= o.values.size()) return std::nullopt;
+  void* value = o.values[*i];
+  if (value == info.data()) return "the info log buffer";
+  if (value == error.data()) return "the error log buffer";
+  return std::to_string(reinterpret_cast<std::uintptr_t>(value));
+}
+
 TEST(JitOptions, EncodesTheLogBuffers) {
   std::vector<char> info(100, 'x'), error(50, 'x');
+  RECORD_SCOPE("jit_options(an info log of 100 bytes, an error log of 50 bytes)");
   const JitOptions o = launchlab::driver::jit_options(info, error);
-  ASSERT_EQ(o.keys.size(), o.values.size()) << "one value per option";
-  EXPECT_EQ(std::set<CUjit_option>(o.keys.begin(), o.keys.end()).size(), o.keys.size()) << "no option twice";
-  struct Expected {
-    CUjit_option key;
-    const char* name;
-    void* value;
-  };
-  for (const Expected& e : {Expected{CU_JIT_WALL_TIME, "CU_JIT_WALL_TIME", number(0)},
-                            Expected{CU_JIT_INFO_LOG_BUFFER, "CU_JIT_INFO_LOG_BUFFER", info.data()},
-                            Expected{CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES", number(100)},
-                            Expected{CU_JIT_ERROR_LOG_BUFFER, "CU_JIT_ERROR_LOG_BUFFER", error.data()},
-                            Expected{CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES",
-                                     number(50)}}) {
-    const auto i = slot(o, e.key);
-    ASSERT_TRUE(i.has_value()) << e.name << " is missing";
-    EXPECT_EQ(o.values[*i], e.value) << e.name << ": " << (e.key == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES ||
-                                                                   e.key == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
-                                                               ? "a number travels in the pointer itself"
-                                                               : "");
-  }
-  EXPECT_EQ(info[0], '\0') << "the info log starts empty";
-  EXPECT_EQ(error[0], '\0') << "the error log starts empty";
+  RECORD_TRUE(o.keys.size() == o.values.size())
+      << "one value per option (" << o.keys.size() << " keys, " << o.values.size() << " values)";
+  RECORD_TRUE(std::set<CUjit_option>(o.keys.begin(), o.keys.end()).size() == o.keys.size()) << "no option twice";
+  // A number travels in the pointer itself; null: the option is missing.
+  RECORD_EQ(value_of(o, CU_JIT_WALL_TIME, info, error), "0") << "the value of CU_JIT_WALL_TIME";
+  RECORD_EQ(value_of(o, CU_JIT_INFO_LOG_BUFFER, info, error), "the info log buffer")
+      << "the value of CU_JIT_INFO_LOG_BUFFER";
+  RECORD_EQ(value_of(o, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, info, error), "100")
+      << "the value of CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES";
+  RECORD_EQ(value_of(o, CU_JIT_ERROR_LOG_BUFFER, info, error), "the error log buffer")
+      << "the value of CU_JIT_ERROR_LOG_BUFFER";
+  RECORD_EQ(value_of(o, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, info, error), "50")
+      << "the value of CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES";
+  RECORD_EQ(static_cast<int>(info[0]), 0) << "the info log's first byte: the log starts empty";
+  RECORD_EQ(static_cast<int>(error[0]), 0) << "the error log's first byte: the log starts empty";
 }
 
 TEST(JitOptions, ReadsWhatTheDriverWroteBack) {
@@ -60,7 +68,11 @@ TEST(JitOptions, ReadsWhatTheDriverWroteBack) {
   const auto wall = slot(o, CU_JIT_WALL_TIME);
   const auto info_size = slot(o, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);
   const auto error_size = slot(o, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
-  ASSERT_TRUE(wall && info_size && error_size) << "jit_options must set these options first";
+  // The test writes into these slots as the driver would: without them it cannot go on.
+  const bool slots_to_write = wall && info_size && error_size && o.values.size() == o.keys.size();
+  RECORD_TRUE(slots_to_write) << "jit_options(an info log of 100 bytes, an error log of 50 bytes) gives "
+                                 "CU_JIT_WALL_TIME and both SIZE_BYTES options, one value per key";
+  RECORD_REQUIRE(slots_to_write);
   // What the driver does: the wall time, a float, over the value; each log's
   // filled size over its SIZE_BYTES value.
   const float ms = 12.5f;
@@ -74,16 +86,21 @@ TEST(JitOptions, ReadsWhatTheDriverWroteBack) {
   error[error_text.size()] = 'X';  // past the filled size: not part of the log
   o.values[*error_size] = number(error_text.size());
 
+  RECORD_SCOPE("read_jit_report of your options, after a driver wrote a wall time of 12.5 ms (a float), the info "
+               "log \"" + info_text + "\" with its NUL, " + std::to_string(info_text.size() + 1) +
+               " bytes, and the error log \"" + error_text + "\" without one, " +
+               std::to_string(error_text.size()) + " bytes, an X after it");
   const launchlab::driver::JitReport r = launchlab::driver::read_jit_report(o);
-  EXPECT_FLOAT_EQ(r.wall_ms, 12.5f) << "CU_JIT_WALL_TIME: a float in the value's first 4 bytes";
-  EXPECT_EQ(r.info_log, info_text) << "the info log ends at its NUL";
-  EXPECT_EQ(r.error_log, error_text) << "the error log ends after the bytes the driver says it wrote";
+  RECORD_NEAR(r.wall_ms, 12.5, 1e-6) << "wall_ms: CU_JIT_WALL_TIME, a float in the value's first 4 bytes";
+  RECORD_EQ(r.info_log, "ptxas info    : Used 8 registers") << "info_log: the info log ends at its NUL";
+  RECORD_EQ(r.error_log, "ptxas fatal   : Unresolved extern function")
+      << "error_log: the error log ends after the bytes the driver says it wrote";
 
   JitOptions without_wall = o;
   without_wall.keys.erase(without_wall.keys.begin() + static_cast<std::ptrdiff_t>(*wall));
   without_wall.values.erase(without_wall.values.begin() + static_cast<std::ptrdiff_t>(*wall));
-  EXPECT_THROW(launchlab::driver::read_jit_report(without_wall), std::invalid_argument)
-      << "options without CU_JIT_WALL_TIME";
+  RECORD_THROWS(launchlab::driver::read_jit_report(without_wall), std::invalid_argument)
+      << "read_jit_report of options without CU_JIT_WALL_TIME";
 }
 
 }  // namespace

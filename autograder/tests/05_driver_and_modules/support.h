@@ -12,6 +12,25 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "driver.h"
+
+namespace launchlab::driver {
+
+/// An image kind as the tests record it: "Cubin", "Fatbin", "Ptx" or "Unknown".
+inline nlohmann::json record_value(ImageKind kind) {
+  switch (kind) {
+    case ImageKind::Cubin: return "Cubin";
+    case ImageKind::Fatbin: return "Fatbin";
+    case ImageKind::Ptx: return "Ptx";
+    case ImageKind::Unknown: return "Unknown";
+  }
+  return "ImageKind " + std::to_string(static_cast<int>(kind));
+}
+
+}  // namespace launchlab::driver
+
 namespace launchlab::driver_tests {
 
 /// An image nvcc wrote: `nvcc <kind> -arch=<arch> kernels/<source> -o <path>`.
@@ -44,11 +63,31 @@ std::string device_arch();
 /// The name of a CUresult ("CUDA_ERROR_NOT_FOUND"), or its number.
 std::string error_name(CUresult status);
 
+/// What a call of the lab's driver code did, as the tests record it:
+/// "CUDA_SUCCESS" when it threw nothing, the name of a DriverError's code
+/// (adding ", but its message does not name it: ..." when what() lacks the
+/// name), or "another exception: ..." for anything else.
+template <class Call>
+std::string driver_outcome(Call&& call) {
+  try {
+    call();
+  } catch (const launchlab::driver::DriverError& e) {
+    const std::string name = error_name(e.code());
+    if (std::string(e.what()).find(name) == std::string::npos) {
+      return name + ", but its message does not name it: " + e.what();
+    }
+    return name;
+  } catch (const std::exception& e) {
+    return std::string("another exception: ") + e.what();
+  }
+  return "CUDA_SUCCESS";
+}
+
 /// The kernel of many.cu that the cold starts launch, and what it writes
-/// for kValue.
+/// for kValue (kN writes value + N).
 inline constexpr const char* kKernel = "k1234";
 inline constexpr int kValue = 1000;
-inline constexpr int kExpected = 1000 + 1234;
+inline constexpr int kExpected = kValue + 1234;
 /// The number of kernels in many.cu.
 inline constexpr unsigned kManyKernels = 256;
 

@@ -1,26 +1,39 @@
 // Part B: GPFIFO entries against clc56f.h's "GPFIFO entry format".
 #include <gtest/gtest.h>
 
-#include <cstdio>
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "channels.h"
+#include "launchlab/record.h"
+#include "views.h"
 
 namespace {
 using namespace launchlab::channels;
+using launchlab::channel_tests::gp_entry_text;
+using launchlab::channel_tests::hex;
 
-std::string hex(std::uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
+// "encode_gp_entry({address 0x1000002000, length 10, SUBROUTINE})".
+std::string encode_call(const GpEntry& e) { return "encode_gp_entry({" + record_value(e).get<std::string>() + "})"; }
+
+// The two words encode_gp_entry gives, as the tests decode them, or what it threw.
+std::string encoded(const GpEntry& e) {
+  try {
+    const auto words = encode_gp_entry(e);
+    return gp_entry_text(words[0], words[1]);
+  } catch (const std::exception& error) {
+    return std::string("threw: ") + error.what();
+  }
 }
 
-std::string describe(const GpEntry& e) {
-  char b[160];
-  std::snprintf(b, sizeof b, "address 0x%llx, length %u, %s%s%s", static_cast<unsigned long long>(e.address),
-                e.length, e.level == GpLevel::Subroutine ? "SUBROUTINE" : "MAIN", e.sync_wait ? ", SYNC_WAIT" : "",
-                e.fetch_conditional ? ", FETCH_CONDITIONAL" : "");
-  return b;
+std::optional<GpEntry> decoded(std::uint32_t entry0, std::uint32_t entry1) {
+  try {
+    return decode_gp_entry(entry0, entry1);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // clc56f.h: ENTRY0 FETCH 0:0, GET 31:2; ENTRY1 GET_HI 7:0, LEVEL 9:9, LENGTH 30:10, SYNC 31:31.
@@ -37,12 +50,10 @@ std::array<std::uint32_t, 2> expected_words(const GpEntry& e) {
 
 TEST(GpEntry, TheFactsVector) {
   const GpEntry sub{0x1000002000, 10, GpLevel::Subroutine, false, false};
-  const auto words = encode_gp_entry(sub);
-  EXPECT_EQ(hex(words[0]), hex(0x2000)) << describe(sub) << ": ENTRY0";
-  EXPECT_EQ(hex(words[1]), hex(0x2a10)) << describe(sub) << ": ENTRY1";
-  EXPECT_EQ(describe(decode_gp_entry(0x2000, 0x2a10)), describe(sub)) << "decode of {0x2000, 0x2a10}";
+  RECORD_EQ(encoded(sub), gp_entry_text(0x2000, 0x2a10)) << encode_call(sub) << ": the two words, decoded";
+  RECORD_EQ(decoded(0x2000, 0x2a10), sub) << "decode_gp_entry(0x2000, 0x2a10) (null: it threw)";
   const GpEntry main{0x1000002000, 10, GpLevel::Main, false, false};
-  EXPECT_EQ(hex(encode_gp_entry(main)[1]), hex(0x2810)) << describe(main) << ": ENTRY1 without LEVEL";
+  RECORD_EQ(encoded(main), gp_entry_text(0x2000, 0x2810)) << encode_call(main) << ": the two words, decoded";
 }
 
 TEST(GpEntry, FieldsSitAtTheHeadersBits) {
@@ -54,22 +65,26 @@ TEST(GpEntry, FieldsSitAtTheHeadersBits) {
   entries.push_back({0x2000, 0x18, GpLevel::Main, false, true});
   entries.push_back({0, 0, GpLevel::Main, false, false});
   for (const GpEntry& e : entries) {
-    const auto expected = expected_words(e);
-    const auto got = encode_gp_entry(e);
-    ASSERT_EQ(hex(got[0]), hex(expected[0])) << describe(e) << ": ENTRY0";
-    ASSERT_EQ(hex(got[1]), hex(expected[1])) << describe(e) << ": ENTRY1";
-    ASSERT_EQ(describe(decode_gp_entry(expected[0], expected[1])), describe(e)) << "decode";
+    RECORD_EQ(encoded(e), gp_entry_text(expected_words(e)[0], expected_words(e)[1]))
+        << encode_call(e) << ": the two words, decoded";
+    const auto words = expected_words(e);
+    RECORD_EQ(decoded(words[0], words[1]), e) << "decode_gp_entry(" << hex(words[0], 8) << ", " << hex(words[1], 8)
+                                              << ") (null: it threw)";
   }
   // Bit 1 of ENTRY0 and bit 8 of ENTRY1 are no field of clc56f.h: decode ignores them.
-  EXPECT_EQ(describe(decode_gp_entry(0x2002, 0x2b10)), describe({0x1000002000, 10, GpLevel::Subroutine, false, false}));
+  RECORD_EQ(decoded(0x2002, 0x2b10), (GpEntry{0x1000002000, 10, GpLevel::Subroutine, false, false}))
+      << "decode_gp_entry(0x2002, 0x2b10): ENTRY0 bit 1 and ENTRY1 bit 8 belong to no field";
 }
 
 TEST(GpEntry, EntriesThatCannotBeEncodedAreRejected) {
-  EXPECT_THROW(encode_gp_entry({0x1002, 4, GpLevel::Main, false, false}), ChannelError) << "address not a multiple of 4";
-  EXPECT_THROW(encode_gp_entry({1ull << 40, 4, GpLevel::Main, false, false}), ChannelError) << "address 2^40";
-  EXPECT_THROW(encode_gp_entry({0x1000, 1u << 21, GpLevel::Main, false, false}), ChannelError) << "length 2^21";
-  EXPECT_NO_THROW(encode_gp_entry({(1ull << 40) - 4, (1u << 21) - 1, GpLevel::Main, false, false}))
-      << "the largest address and length";
+  RECORD_THROWS(encode_gp_entry({0x1002, 4, GpLevel::Main, false, false}), ChannelError)
+      << "encode_gp_entry({address 0x1002, length 4, MAIN}): not a multiple of 4";
+  RECORD_THROWS(encode_gp_entry({1ull << 40, 4, GpLevel::Main, false, false}), ChannelError)
+      << "encode_gp_entry({address 0x10000000000, length 4, MAIN}): address 2^40";
+  RECORD_THROWS(encode_gp_entry({0x1000, 1u << 21, GpLevel::Main, false, false}), ChannelError)
+      << "encode_gp_entry({address 0x1000, length 2097152, MAIN}): length 2^21";
+  RECORD_NO_THROW(encode_gp_entry({(1ull << 40) - 4, (1u << 21) - 1, GpLevel::Main, false, false}))
+      << "encode_gp_entry({address 0xfffffffffc, length 2097151, MAIN}): the largest address and length";
 }
 
 }  // namespace

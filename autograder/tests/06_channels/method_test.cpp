@@ -2,56 +2,55 @@
 // clc56f.h and the committed fixtures.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "channels.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
+#include "views.h"
 
 namespace {
 namespace lt = launchlab::testing;
 using namespace launchlab::channels;
-
-// clc56f.h, "dma method formats": each field's range, used to build expected words.
-struct Range {
-  unsigned hi, lo;
-};
-constexpr Range kAddress{11, 0};     // NVC56F_DMA_METHOD_ADDRESS: method / 4
-constexpr Range kSubchannel{15, 13};  // NVC56F_DMA_METHOD_SUBCHANNEL
-constexpr Range kCount{28, 16};       // NVC56F_DMA_METHOD_COUNT, NVC56F_DMA_IMMD_DATA
-constexpr Range kSecOp{31, 29};       // NVC56F_DMA_SEC_OP
-
-std::uint32_t put(Range r, std::uint32_t value) {
-  const std::uint32_t width = r.hi - r.lo + 1;
-  EXPECT_LT(value, 1u << width) << "test bug: value too wide";
-  return value << r.lo;
-}
-
-std::uint32_t header_word(std::uint32_t sec_op, unsigned subchannel, std::uint32_t method, std::uint32_t count) {
-  return put(kSecOp, sec_op) | put(kCount, count) | put(kSubchannel, subchannel) | put(kAddress, method / 4);
-}
-
-std::string hex(std::uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
-
-std::string describe(const MethodHeader& h) {
-  return std::string(to_string(h.sec_op)) + " subchannel " + std::to_string(h.subchannel) + " method " +
-         std::to_string(h.method) + " count " + std::to_string(h.count);
-}
+using launchlab::channel_tests::header_text;
+using launchlab::channel_tests::header_word;
+using launchlab::channel_tests::hex;
+using launchlab::channel_tests::words_text;
 
 std::vector<std::uint32_t> fixture(const std::string& name) {
   return launchlab::qmd::words_from_bytes(lt::read_file(lt::test_data("06_channels/fixtures/" + name)));
 }
 
+// "encode_method_header({INC, subchannel 1, SEND_PCAS_A (0x02b4), count 1})".
+std::string encode_call(const MethodHeader& h) {
+  return "encode_method_header({" + record_value(h).get<std::string>() + "})";
+}
+
+// The word encode_method_header gives, as the tests decode it, or what it threw.
+std::string encoded(const MethodHeader& h) {
+  try {
+    return header_text(encode_method_header(h));
+  } catch (const std::exception& e) {
+    return std::string("threw: ") + e.what();
+  }
+}
+
+// The header decode_method_header gives, or nothing when it threw.
+std::optional<MethodHeader> decoded(std::uint32_t word) {
+  try {
+    return decode_method_header(word);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 TEST(Method, SendPcasAOnSubchannelOneIs0x200120AD) {
-  EXPECT_EQ(hex(encode_method_header({SecOp::Inc, 1, 0x2b4, 1})), hex(0x200120AD))
-      << "SEND_PCAS_A (0x2b4), subchannel 1, INC, one data word";
-  const MethodHeader h = decode_method_header(0x200120AD);
-  EXPECT_EQ(describe(h), describe({SecOp::Inc, 1, 0x2b4, 1})) << "decode of 0x200120AD";
+  const MethodHeader send_pcas_a{SecOp::Inc, 1, 0x2b4, 1};
+  RECORD_EQ(encoded(send_pcas_a), header_text(0x200120AD)) << encode_call(send_pcas_a) << ": the word, decoded";
+  RECORD_EQ(decoded(0x200120AD), send_pcas_a) << "decode_method_header(0x200120ad) (null: it threw)";
 }
 
 TEST(Method, FieldsSitAtTheHeadersBits) {
@@ -61,9 +60,9 @@ TEST(Method, FieldsSitAtTheHeadersBits) {
       for (std::uint32_t method : {0u, 4u, 0x2b4u, 0x318u, 0x1000u, 0x3ffcu}) {
         for (std::uint32_t count : {0u, 1u, 98u, 0x1555u, 0x1fffu}) {
           const MethodHeader h{op, sub, method, count};
-          const std::uint32_t expected = header_word(static_cast<std::uint32_t>(op), sub, method, count);
-          ASSERT_EQ(hex(encode_method_header(h)), hex(expected)) << describe(h);
-          ASSERT_EQ(describe(decode_method_header(expected)), describe(h)) << "decode of " << hex(expected);
+          const std::uint32_t word = header_word(static_cast<std::uint32_t>(op), sub, method, count);
+          RECORD_EQ(encoded(h), header_text(word)) << encode_call(h) << ": the word, decoded";
+          RECORD_EQ(decoded(word), h) << "decode_method_header(" << hex(word, 8) << ") (null: it threw)";
         }
       }
     }
@@ -76,27 +75,52 @@ TEST(Method, DecodeThenEncodeGivesBackTheWord) {
   for (int i = 0; i < 5000; ++i) {
     // Bit 12 belongs to no field of clc56f.h's method header: leave it clear.
     const std::uint32_t word = (rng() & 0x1fffefffu) | ops[i % 4] << 29;
-    EXPECT_EQ(hex(encode_method_header(decode_method_header(word))), hex(word));
+    std::string again;
+    try {
+      again = header_text(encode_method_header(decode_method_header(word)));
+    } catch (const std::exception& e) {
+      again = std::string("threw: ") + e.what();
+    }
+    RECORD_EQ(again, header_text(word)) << "encode_method_header(decode_method_header(" << hex(word, 8) << "))";
   }
 }
 
 TEST(Method, UnknownSecOpsAreRejected) {
   for (std::uint32_t op : {0u, 2u, 6u, 7u}) {
     const std::uint32_t word = header_word(op, 1, 0x2b4, 1);
-    EXPECT_THROW(decode_method_header(word), ChannelError) << "SEC_OP " << op << " in " << hex(word);
-    EXPECT_THROW(encode_method_header({static_cast<SecOp>(op), 1, 0x2b4, 1}), ChannelError) << "SEC_OP " << op;
+    RECORD_THROWS(decode_method_header(word), ChannelError)
+        << "decode_method_header(" << hex(word, 8) << "), SEC_OP " << op;
+    RECORD_THROWS(encode_method_header({static_cast<SecOp>(op), 1, 0x2b4, 1}), ChannelError)
+        << "encode_method_header({SEC_OP " << op << ", subchannel 1, SEND_PCAS_A (0x02b4), count 1})";
   }
-  EXPECT_THROW(decode_method_header(0), ChannelError) << "0x00000000 (SEC_OP 0)";
+  RECORD_THROWS(decode_method_header(0), ChannelError) << "decode_method_header(0x00000000), SEC_OP 0";
 }
 
 TEST(Method, ValuesOutsideTheFieldsAreRejected) {
-  EXPECT_THROW(encode_method_header({SecOp::Inc, 8, 0x2b4, 1}), ChannelError) << "subchannel 8";
-  EXPECT_THROW(encode_method_header({SecOp::Inc, 1, 0x2b5, 1}), ChannelError) << "method 0x2b5, not a multiple of 4";
-  EXPECT_THROW(encode_method_header({SecOp::Inc, 1, 0x4000, 1}), ChannelError) << "method 0x4000, above 0x3ffc";
-  EXPECT_THROW(encode_method_header({SecOp::NonInc, 1, 8, 0x2000}), ChannelError) << "count 0x2000, above 13 bits";
-  EXPECT_THROW(encode_method_header({SecOp::Immd, 1, 0x2c0, 0x2000}), ChannelError) << "immediate 0x2000";
-  EXPECT_NO_THROW(encode_method_header({SecOp::Immd, 7, 0x3ffc, 0x1fff})) << "the largest of every field";
-  EXPECT_NO_THROW(encode_method_header({SecOp::Inc, 0, 0, 0})) << "all zero but SEC_OP";
+  RECORD_THROWS(encode_method_header({SecOp::Inc, 8, 0x2b4, 1}), ChannelError)
+      << "encode_method_header({INC, subchannel 8, SEND_PCAS_A (0x02b4), count 1}): subchannel 8";
+  RECORD_THROWS(encode_method_header({SecOp::Inc, 1, 0x2b5, 1}), ChannelError)
+      << "encode_method_header({INC, subchannel 1, method 0x2b5, count 1}): not a multiple of 4";
+  RECORD_THROWS(encode_method_header({SecOp::Inc, 1, 0x4000, 1}), ChannelError)
+      << "encode_method_header({INC, subchannel 1, method 0x4000, count 1}): above 0x3ffc";
+  RECORD_THROWS(encode_method_header({SecOp::NonInc, 1, 8, 0x2000}), ChannelError)
+      << "encode_method_header({NON_INC, subchannel 1, NOP (0x0008), count 0x2000}): above 13 bits";
+  RECORD_THROWS(encode_method_header({SecOp::Immd, 1, 0x2c0, 0x2000}), ChannelError)
+      << "encode_method_header({IMMD, subchannel 1, SEND_SIGNALING_PCAS2_B (0x02c0), value 0x2000}): above 13 bits";
+  RECORD_NO_THROW(encode_method_header({SecOp::Immd, 7, 0x3ffc, 0x1fff}))
+      << "encode_method_header({IMMD, subchannel 7, method 0x3ffc, value 0x1fff}): the largest of every field";
+  RECORD_NO_THROW(encode_method_header({SecOp::Inc, 0, 0, 0}))
+      << "encode_method_header({INC, subchannel 0, SET_OBJECT (0x0000), count 0}): all zero but SEC_OP";
+}
+
+// What parse_pushbuffer gives, or no groups when it threw (recorded).
+std::vector<MethodGroup> parsed(const std::vector<std::uint32_t>& words) {
+  RECORD_NO_THROW(parse_pushbuffer(words)) << "parse_pushbuffer(" << words_text(words) << ")";
+  try {
+    return parse_pushbuffer(words);
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 TEST(Pushbuffer, GroupsAndCallsOfEachSecOp) {
@@ -106,29 +130,27 @@ TEST(Pushbuffer, GroupsAndCallsOfEachSecOp) {
       header_word(5, 2, 0x320, 3), 20, 21, 22,  // ONE_INC: 0x320, 0x324, 0x324
       header_word(4, 1, 0x2c0, 3),              // IMMD: SEND_SIGNALING_PCAS2_B = 3
   };
-  const auto groups = parse_pushbuffer(words);
-  ASSERT_EQ(groups.size(), 4u);
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::size_t>{0, 4, 8, 12},
-                               std::vector<std::size_t>{groups[0].offset, groups[1].offset, groups[2].offset,
-                                                        groups[3].offset}))
-      << "the word index of each header";
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::uint32_t>{10, 11, 12}, groups[0].data));
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::uint32_t>{3}, groups[3].data)) << "IMMD: the value in the header";
-  EXPECT_EQ(groups[3].header.sec_op, SecOp::Immd);
+  RECORD_SCOPE("parse_pushbuffer(" + words_text(words) + ")");
+  const auto groups = parsed(words);
+  RECORD_EQ(groups, std::vector<MethodGroup>{
+                        {0, {SecOp::Inc, 1, 0x318, 3}, {10, 11, 12}},
+                        {4, {SecOp::NonInc, 0, 0x008, 3}, {0, 0, 0}},
+                        {8, {SecOp::OneInc, 2, 0x320, 3}, {20, 21, 22}},
+                        {12, {SecOp::Immd, 1, 0x2c0, 3}, {3}},
+                    })
+      << "the groups ([i] is group i; an IMMD group's data is the value in its header)";
 
-  std::vector<std::string> calls;
+  std::vector<MethodCall> calls;
   for (const auto& g : groups) {
-    for (const auto& c : method_calls(g)) {
-      calls.push_back(std::to_string(c.subchannel) + ":" + hex(c.method) + "=" + std::to_string(c.data));
-    }
+    for (const auto& c : method_calls(g)) calls.push_back(c);
   }
-  const std::vector<std::string> expected = {
-      "1:" + hex(0x318) + "=10", "1:" + hex(0x31c) + "=11", "1:" + hex(0x320) + "=12",
-      "0:" + hex(0x008) + "=0",  "0:" + hex(0x008) + "=0",  "0:" + hex(0x008) + "=0",
-      "2:" + hex(0x320) + "=20", "2:" + hex(0x324) + "=21", "2:" + hex(0x324) + "=22",
-      "1:" + hex(0x2c0) + "=3",
-  };
-  EXPECT_TRUE(lt::SameSequence(expected, calls)) << "subchannel:method=data of every call, in order";
+  RECORD_EQ(calls, std::vector<MethodCall>{
+                       {1, 0x318, 10}, {1, 0x31c, 11}, {1, 0x320, 12},
+                       {0, 0x008, 0},  {0, 0x008, 0},  {0, 0x008, 0},
+                       {2, 0x320, 20}, {2, 0x324, 21}, {2, 0x324, 22},
+                       {1, 0x2c0, 3},
+                   })
+      << "method_calls of every group, in order";
 }
 
 TEST(Pushbuffer, CountsOfZeroAndOfTheMaximum) {
@@ -137,30 +159,34 @@ TEST(Pushbuffer, CountsOfZeroAndOfTheMaximum) {
   for (std::uint32_t i = 0; i < 0x1fff; ++i) words.push_back(i);
   words.push_back(header_word(1, 1, 0x3ffc, 1));  // the last method, once
   words.push_back(7);
-  const auto groups = parse_pushbuffer(words);
-  ASSERT_EQ(groups.size(), 3u);
-  EXPECT_TRUE(groups[0].data.empty()) << "COUNT 0: a header without data";
-  EXPECT_TRUE(method_calls(groups[0]).empty()) << "COUNT 0: no method call";
-  EXPECT_EQ(groups[1].offset, 1u);
-  EXPECT_EQ(groups[1].data.size(), 0x1fffu);
-  EXPECT_EQ(groups[1].data.back(), 0x1ffeu);
-  EXPECT_EQ(method_calls(groups[1]).size(), 0x1fffu);
-  EXPECT_EQ(groups[2].offset, 2u + 0x1fff);
-  EXPECT_EQ(groups[2].header.method, 0x3ffcu);
-  EXPECT_TRUE(parse_pushbuffer(std::vector<std::uint32_t>{}).empty()) << "an empty segment";
+  RECORD_SCOPE("parse_pushbuffer of {INC SEND_PCAS_A with count 0; NON_INC NOP with count 8191 and the data words 0 "
+               "to 8190; INC method 0x3ffc with count 1, data 7}");
+  const auto groups = parsed(words);
+  RECORD_EQ(groups.size(), 3u) << "the number of groups";
+  RECORD_REQUIRE(groups.size() == 3);
+  RECORD_EQ(groups[0], MethodGroup{0, {SecOp::Inc, 1, 0x2b4, 0}, {}}) << "group 0: COUNT 0, a header without data";
+  RECORD_EQ(method_calls(groups[0]).size(), 0u) << "method_calls of group 0: COUNT 0 makes no method call";
+  RECORD_EQ(groups[1].offset, 1u) << "group 1: the word index of its header";
+  RECORD_EQ(groups[1].header, MethodHeader{SecOp::NonInc, 0, 0x008, 0x1fff}) << "group 1: its header";
+  RECORD_EQ(groups[1].data.size(), 0x1fffu) << "group 1: the number of data words";
+  RECORD_EQ(groups[1].data.empty() ? std::optional<std::uint32_t>() : groups[1].data.back(), 0x1ffeu)
+      << "group 1: its last data word";
+  RECORD_EQ(method_calls(groups[1]).size(), 0x1fffu) << "method_calls of group 1: how many";
+  RECORD_EQ(groups[2], MethodGroup{2 + 0x1fff, {SecOp::Inc, 1, 0x3ffc, 1}, {7}}) << "group 2: the last method";
+  RECORD_EQ(parse_pushbuffer(std::vector<std::uint32_t>{}).size(), 0u) << "parse_pushbuffer({}): an empty segment";
 }
 
 TEST(Pushbuffer, MalformedStreamsAreRejected) {
   auto rejects = [](const std::vector<std::uint32_t>& words, std::size_t bad_header, const char* why) {
+    RECORD_SCOPE("parse_pushbuffer(" + words_text(words) + "): " + why);
+    RECORD_THROWS(parse_pushbuffer(words), ChannelError);
+    std::string message;
     try {
       parse_pushbuffer(words);
-      ADD_FAILURE() << why << ": no ChannelError";
-    } catch (const ChannelError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::to_string(bad_header)), std::string::npos)
-          << why << ": the message should name word " << bad_header << ": " << e.what();
     } catch (const std::exception& e) {
-      ADD_FAILURE() << why << ": threw something other than ChannelError: " << e.what();
+      message = e.what();
     }
+    RECORD_CONTAINS(message, std::to_string(bad_header)) << "the message names the word index of the bad header";
   };
   rejects({header_word(1, 1, 0x2b4, 1), 5, header_word(1, 1, 0x318, 5), 1, 2, 3, 4}, 2,
           "the words end one short of COUNT");
@@ -169,28 +195,30 @@ TEST(Pushbuffer, MalformedStreamsAreRejected) {
   rejects({header_word(1, 1, 0x3ff8, 3), 1, 2, 3}, 0, "INC from 0x3ff8 for 3 words reaches 0x4000");
   rejects({header_word(5, 1, 0x3ffc, 2), 1, 2}, 0, "ONE_INC from 0x3ffc for 2 words reaches 0x4000");
   rejects({header_word(1, 1, 0x2b4, 0x1fff)}, 0, "COUNT 8191 and nothing after");
-  EXPECT_NO_THROW(parse_pushbuffer(std::vector<std::uint32_t>{header_word(5, 1, 0x3ffc, 1), 1}))
-      << "ONE_INC of one word at the last method";
-  EXPECT_NO_THROW(parse_pushbuffer(std::vector<std::uint32_t>{header_word(3, 1, 0x3ffc, 3), 1, 2, 3}))
-      << "NON_INC stays at its method";
+  const std::vector<std::uint32_t> one_inc_at_the_end = {header_word(5, 1, 0x3ffc, 1), 1};
+  RECORD_NO_THROW(parse_pushbuffer(one_inc_at_the_end))
+      << "parse_pushbuffer(" << words_text(one_inc_at_the_end) << "): ONE_INC of one word at the last method";
+  const std::vector<std::uint32_t> non_inc_at_the_end = {header_word(3, 1, 0x3ffc, 3), 1, 2, 3};
+  RECORD_NO_THROW(parse_pushbuffer(non_inc_at_the_end))
+      << "parse_pushbuffer(" << words_text(non_inc_at_the_end) << "): NON_INC stays at its method";
 }
 
 TEST(Pushbuffer, InspectOutputOfTheFixtures) {
   // fixtures/make_fixtures.py wrote each pushbuffer and what `launchlab
   // inspect pushbuf` prints for it.
   for (const std::string name : {"launch_inline_v04", "launch_pcas_v03"}) {
-    const auto words = fixture(name + ".pushbuf");
-    std::vector<MethodGroup> groups;
-    try {
-      groups = parse_pushbuffer(words);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << name << ": parse_pushbuffer threw " << e.what();
-      continue;
-    }
-    EXPECT_EQ(to_json(groups), lt::read_file(lt::test_data("06_channels/fixtures/" + name + ".json"))) << name;
+    RECORD_SCOPE("`launchlab inspect pushbuf " + name + ".pushbuf --json`: to_json of your parse_pushbuffer");
+    const auto groups = parsed(fixture(name + ".pushbuf"));
+    RECORD_EQ(to_json(groups), lt::read_file(lt::test_data("06_channels/fixtures/" + name + ".json")));
   }
-  EXPECT_EQ(to_text(parse_pushbuffer(fixture("launch_pcas_v03.pushbuf"))),
-            lt::read_file(lt::test_data("06_channels/fixtures/launch_pcas_v03.txt")));
+  RECORD_SCOPE("`launchlab inspect pushbuf launch_pcas_v03.pushbuf`: to_text of your parse_pushbuffer");
+  std::string text;
+  try {
+    text = to_text(parse_pushbuffer(fixture("launch_pcas_v03.pushbuf")));
+  } catch (const std::exception& e) {
+    text = std::string("threw: ") + e.what();
+  }
+  RECORD_EQ(text, lt::read_file(lt::test_data("06_channels/fixtures/launch_pcas_v03.txt")));
 }
 
 }  // namespace

@@ -7,30 +7,31 @@
 #include <vector>
 
 #include "channels.h"
-#include "launchlab/testing.h"
+#include "launchlab/record.h"
 #include "qmd.h"
+#include "views.h"
 
 namespace {
-namespace lt = launchlab::testing;
 using namespace launchlab::channels;
 namespace q = launchlab::qmd;
+using launchlab::channel_tests::gp_entry_text;
+using launchlab::channel_tests::header_word;
+using launchlab::channel_tests::hex;
+using launchlab::channel_tests::hex_words;
+using launchlab::channel_tests::pushbuffer_text;
 
-// clc56f.h method header: SEC_OP 31:29, COUNT 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 (method / 4).
-std::uint32_t header_word(std::uint32_t sec_op, unsigned subchannel, std::uint32_t method, std::uint32_t count) {
-  return sec_op << 29 | count << 16 | subchannel << 13 | method >> 2;
-}
 constexpr std::uint32_t kInc = 1;
 
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-std::vector<std::string> hex_words(const std::vector<std::uint32_t>& words) {
-  std::vector<std::string> out;
-  for (auto w : words) out.push_back(hex(w));
-  return out;
+// What a builder call appended, decoded, or what it threw.
+template <class Build>
+std::vector<std::string> built(Build&& build) {
+  PushbufferBuilder pb;
+  try {
+    build(pb);
+  } catch (const std::exception& e) {
+    return {std::string("threw: ") + e.what()};
+  }
+  return pushbuffer_text(pb.words());
 }
 
 // A GPU of the model: memory and the host engine that reads it.
@@ -56,63 +57,66 @@ q::Qmd make_qmd(q::QmdVersion v, std::array<std::uint32_t, 3> grid, std::array<s
 // ---------------------------------------------------------------------------
 
 TEST(Builder, BindsTheComputeClassWithSetObject) {
-  PushbufferBuilder pb;
-  pb.bind_class(1, compute_class::kHopperA);
-  EXPECT_TRUE(lt::SameSequence(hex_words({header_word(kInc, 1, 0x0000, 1), 0xCBC0}), hex_words(pb.words())))
-      << "SET_OBJECT (0x0) on subchannel 1 with HOPPER_COMPUTE_A";
+  RECORD_EQ(built([](PushbufferBuilder& pb) { pb.bind_class(1, compute_class::kHopperA); }),
+            pushbuffer_text(std::vector<std::uint32_t>{header_word(kInc, 1, 0x0000, 1), 0xCBC0}))
+      << "bind_class(1, HOPPER_COMPUTE_A (0xcbc0)): the pushbuffer, decoded ([i] is group i): SET_OBJECT on "
+         "subchannel 1";
 }
 
 TEST(Builder, InlineLaunchCarriesTheAddressAndEveryQmdWord) {
   std::vector<std::uint32_t> qmd96(96), qmd64(64);
   for (std::uint32_t i = 0; i < 96; ++i) qmd96[i] = 0x1000 + i;
   for (std::uint32_t i = 0; i < 64; ++i) qmd64[i] = 0x2000 + i;
-  {
-    PushbufferBuilder pb;
-    pb.launch_inline(1, qmd96, 0x7F3C2A500000);
+  RECORD_EQ(built([&](PushbufferBuilder& pb) { pb.launch_inline(1, qmd96, 0x7F3C2A500000); }), [&] {
     std::vector<std::uint32_t> expected = {header_word(kInc, 1, 0x318, 98),
                                            0x7F | 1u << 30,  // (address >> 8) >> 32, INLINE_SIZE_384
                                            0x3C2A5000};      // low 32 bits of address >> 8
     expected.insert(expected.end(), qmd96.begin(), qmd96.end());
-    EXPECT_TRUE(lt::SameSequence(hex_words(expected), hex_words(pb.words())))
-        << "one INC group from SET_INLINE_QMD_ADDRESS_A: A, B, then LOAD_INLINE_QMD_DATA(0..95)";
-  }
-  {
-    PushbufferBuilder pb;
-    pb.launch_inline(2, qmd64, 0x12345600);
+    return pushbuffer_text(expected);
+  }()) << "launch_inline(1, a 96-word QMD whose word i is 0x1000 + i, 0x7f3c2a500000): the pushbuffer, decoded ([i] "
+          "is group i): one INC group from SET_INLINE_QMD_ADDRESS_A: A, B, then LOAD_INLINE_QMD_DATA(0..95)";
+  RECORD_EQ(built([&](PushbufferBuilder& pb) { pb.launch_inline(2, qmd64, 0x12345600); }), [&] {
     std::vector<std::uint32_t> expected = {header_word(kInc, 2, 0x318, 66), 0, 0x123456};
     expected.insert(expected.end(), qmd64.begin(), qmd64.end());
-    EXPECT_TRUE(lt::SameSequence(hex_words(expected), hex_words(pb.words())))
-        << "a 64-word QMD (V03_00): INLINE_SIZE stays 0";
-  }
+    return pushbuffer_text(expected);
+  }()) << "launch_inline(2, a 64-word QMD (V03_00) whose word i is 0x2000 + i, 0x12345600): the pushbuffer, decoded "
+          "([i] is group i): INLINE_SIZE stays 0";
 }
 
 TEST(Builder, LaunchByAddressAndSemaphoreRelease) {
-  PushbufferBuilder pb;
-  pb.launch_by_address(1, 0xFC2A500000);
-  pb.release_semaphore(0, 0xFC2A800010, 7);
-  pb.immediate(0, host_method::kNonStallInterrupt, 0);
-  const std::vector<std::uint32_t> expected = {
-      header_word(kInc, 1, 0x2b4, 1), 0xFC2A5000,  // SEND_PCAS_A: address >> 8
-      header_word(kInc, 1, 0x2c0, 1), 3,           // SEND_SIGNALING_PCAS2_B: INVALIDATE_COPY_SCHEDULE
-      header_word(kInc, 0, 0x5c, 5),  0x2A800010, 0xFC, 7, 0, 1 | 1u << 20,  // SEM_*: RELEASE, RELEASE_WFI_EN
-      header_word(4, 0, 0x20, 0),                  // IMMD NON_STALL_INTERRUPT
-  };
-  EXPECT_TRUE(lt::SameSequence(hex_words(expected), hex_words(pb.words())));
+  RECORD_EQ(built([](PushbufferBuilder& pb) {
+              pb.launch_by_address(1, 0xFC2A500000);
+              pb.release_semaphore(0, 0xFC2A800010, 7);
+              pb.immediate(0, host_method::kNonStallInterrupt, 0);
+            }),
+            pushbuffer_text(std::vector<std::uint32_t>{
+                header_word(kInc, 1, 0x2b4, 1), 0xFC2A5000,  // SEND_PCAS_A: address >> 8
+                header_word(kInc, 1, 0x2c0, 1), 3,           // SEND_SIGNALING_PCAS2_B: INVALIDATE_COPY_SCHEDULE
+                header_word(kInc, 0, 0x5c, 5),  0x2A800010, 0xFC, 7, 0, 1 | 1u << 20,  // SEM_*: RELEASE, RELEASE_WFI_EN
+                header_word(4, 0, 0x20, 0),                  // IMMD NON_STALL_INTERRUPT
+            }))
+      << "launch_by_address(1, 0xfc2a500000), release_semaphore(0, 0xfc2a800010, 7), immediate(0, "
+         "NON_STALL_INTERRUPT, 0): the pushbuffer, decoded ([i] is group i)";
 }
 
 TEST(Builder, RefusesWhatCannotBeEncoded) {
   PushbufferBuilder pb;
   std::vector<std::uint32_t> qmd95(95), qmd96(96), many(0x2000);
-  EXPECT_THROW(pb.launch_inline(1, qmd95, 0x1000), ChannelError) << "a QMD of 95 words";
-  EXPECT_THROW(pb.launch_inline(1, qmd96, 0x1080), ChannelError) << "an inline QMD address not a multiple of 256";
-  EXPECT_THROW(pb.launch_inline(1, qmd96, 1ull << 49), ChannelError) << "2^49 does not fit in A's bits 8:0";
-  EXPECT_THROW(pb.launch_by_address(1, 0x1010), ChannelError) << "a QMD address not a multiple of 256";
-  EXPECT_THROW(pb.release_semaphore(0, 0x1002, 1), ChannelError) << "an unaligned semaphore";
-  EXPECT_THROW(pb.release_semaphore(0, 1ull << 40, 1), ChannelError) << "a semaphore above 2^40";
-  EXPECT_THROW(pb.methods(0, 8, many, SecOp::NonInc), ChannelError) << "8192 words in one header";
-  EXPECT_THROW(pb.methods(0, 8, qmd96, SecOp::Immd), ChannelError) << "IMMD with data words";
-  EXPECT_THROW(pb.immediate(0, 8, 0x2000), ChannelError) << "an immediate of 14 bits";
-  EXPECT_TRUE(pb.words().empty()) << "nothing may be appended by a call that throws";
+  RECORD_THROWS(pb.launch_inline(1, qmd95, 0x1000), ChannelError) << "launch_inline(1, a QMD of 95 words, 0x1000)";
+  RECORD_THROWS(pb.launch_inline(1, qmd96, 0x1080), ChannelError)
+      << "launch_inline(1, a 96-word QMD, 0x1080): the address is not a multiple of 256";
+  RECORD_THROWS(pb.launch_inline(1, qmd96, 1ull << 49), ChannelError)
+      << "launch_inline(1, a 96-word QMD, 2^49): 2^49 >> 40 does not fit in SET_INLINE_QMD_ADDRESS_A's bits 8:0";
+  RECORD_THROWS(pb.launch_by_address(1, 0x1010), ChannelError)
+      << "launch_by_address(1, 0x1010): the address is not a multiple of 256";
+  RECORD_THROWS(pb.release_semaphore(0, 0x1002, 1), ChannelError) << "release_semaphore(0, 0x1002, 1): unaligned";
+  RECORD_THROWS(pb.release_semaphore(0, 1ull << 40, 1), ChannelError) << "release_semaphore(0, 2^40, 1)";
+  RECORD_THROWS(pb.methods(0, 8, many, SecOp::NonInc), ChannelError)
+      << "methods(0, NOP, 8192 data words, NON_INC): more than one header holds";
+  RECORD_THROWS(pb.methods(0, 8, qmd96, SecOp::Immd), ChannelError) << "methods(0, NOP, 96 data words, IMMD)";
+  RECORD_THROWS(pb.immediate(0, 8, 0x2000), ChannelError) << "immediate(0, NOP, 0x2000): a value of 14 bits";
+  RECORD_EQ(pushbuffer_text(pb.words()), std::vector<std::string>{})
+      << "the pushbuffer after these calls, decoded: nothing may be appended by a call that throws";
 }
 
 // ---------------------------------------------------------------------------
@@ -123,13 +127,16 @@ TEST(Channel, SubmitWritesTheEntryThenGpPut) {
   Gpu gpu;
   Channel channel(gpu.memory, gpu.host, 4, 7);
   const std::uint64_t segment = gpu.memory.allocate(64);
-  ASSERT_TRUE(channel.submit({segment, 10, GpLevel::Main, false, false}));
+  const GpEntry entry{segment, 10, GpLevel::Main, false, false};
+  RECORD_SCOPE("submit({" + record_value(entry).get<std::string>() + "}) on a channel of 4 entries");
+  RECORD_TRUE(channel.submit(entry)) << "submit returns true: the ring has room";
   const auto ring = gpu.memory.read_words(channel.gpfifo_address(), 2);
-  const auto expected = encode_gp_entry({segment, 10, GpLevel::Main, false, false});
-  EXPECT_EQ(hex(ring[0]), hex(expected[0])) << "entry 0, ENTRY0, in the ring";
-  EXPECT_EQ(hex(ring[1]), hex(expected[1])) << "entry 0, ENTRY1";
-  EXPECT_EQ(gpu.memory.read32(channel.userd_address() + 0x8c), 1u) << "GP_PUT in USERD at 0x8c";
-  EXPECT_EQ(gpu.memory.read32(channel.userd_address() + 0x88), 0u) << "GP_GET: the GPU has read nothing";
+  RECORD_EQ(gp_entry_text(ring[0], ring[1]), [&] {
+    const auto words = encode_gp_entry(entry);
+    return gp_entry_text(words[0], words[1]);
+  }()) << "entry 0 in the ring, decoded";
+  RECORD_EQ(gpu.memory.read32(channel.userd_address() + 0x8c), 1u) << "GP_PUT in USERD at 0x8c";
+  RECORD_EQ(gpu.memory.read32(channel.userd_address() + 0x88), 0u) << "GP_GET in USERD at 0x88: the GPU has read nothing";
 }
 
 TEST(Channel, TheRingWrapsAround) {
@@ -137,13 +144,17 @@ TEST(Channel, TheRingWrapsAround) {
   Channel channel(gpu.memory, gpu.host, 4, 7);
   const std::uint64_t semaphore = gpu.memory.allocate(4);
   for (std::uint32_t round = 1; round <= 10; ++round) {
+    RECORD_SCOPE("a channel of 4 entries, round " + std::to_string(round) +
+                 ": submit_pushbuffer of a semaphore release of " + std::to_string(round) + ", then ring_doorbell");
     PushbufferBuilder pb;
     pb.release_semaphore(0, semaphore, round);
-    ASSERT_TRUE(channel.submit_pushbuffer(pb.words())) << "round " << round;
-    EXPECT_EQ(channel.gp_put(), round % 4) << "GP_PUT after " << round << " entries in a ring of 4";
+    const bool submitted = channel.submit_pushbuffer(pb.words());
+    RECORD_TRUE(submitted) << "submit_pushbuffer returns true";
+    RECORD_REQUIRE(submitted);
+    RECORD_EQ(channel.gp_put(), round % 4) << "GP_PUT after " << round << " entries";
     channel.ring_doorbell();
-    EXPECT_EQ(channel.gp_get(), round % 4) << "GP_GET after the host read entry " << round - 1;
-    EXPECT_EQ(gpu.memory.read32(semaphore), round) << "the semaphore entry " << round - 1 << " released";
+    RECORD_EQ(channel.gp_get(), round % 4) << "GP_GET after the host read entry " << round - 1;
+    RECORD_EQ(gpu.memory.read32(semaphore), round) << "the semaphore";
   }
 }
 
@@ -154,19 +165,21 @@ TEST(Channel, SeveralEntriesInFlight) {
   std::vector<std::uint32_t> order;
   gpu.host.register_kernel(program, [&](const ThreadContext& t) { order.push_back(t.grid_dim[0]); });
   const std::uint64_t cbank = gpu.memory.allocate(0x300);
+  RECORD_SCOPE("three entries on a channel of 8, each an inline launch (HOPPER_COMPUTE_A) of a grid of 1, 2 and 3 "
+               "blocks of one thread, then one ring_doorbell");
   for (std::uint32_t id = 1; id <= 3; ++id) {
     const auto qmd = q::encode(make_qmd(q::QmdVersion::V04_00, {id, 1, 1}, {1, 1, 1}, program, cbank, 0x300));
     PushbufferBuilder pb;
     pb.bind_class(1, compute_class::kHopperA);
     pb.launch_inline(1, qmd, gpu.memory.allocate(384));
-    ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+    RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer of entry " << id - 1;
   }
-  EXPECT_TRUE(gpu.host.launches().empty()) << "nothing runs before the doorbell";
+  RECORD_EQ(gpu.host.launches().size(), 0u) << "grids run before the doorbell: none";
   channel.ring_doorbell();
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::uint32_t>{1, 2, 2, 3, 3, 3}, order))
-      << "grids of 1, 2 and 3 blocks, in the order of their entries";
-  EXPECT_EQ(channel.gp_get(), 3u);
-  EXPECT_EQ(gpu.host.launches().size(), 3u);
+  RECORD_EQ(order, (std::vector<std::uint32_t>{1, 2, 2, 3, 3, 3}))
+      << "gridDim.x as each thread saw it, in the order the threads ran";
+  RECORD_EQ(channel.gp_get(), 3u) << "GP_GET";
+  RECORD_EQ(gpu.host.launches().size(), 3u) << "launches()";
 }
 
 TEST(Channel, AFullRingRefusesAnEntry) {
@@ -174,16 +187,21 @@ TEST(Channel, AFullRingRefusesAnEntry) {
   Channel channel(gpu.memory, gpu.host, 4, 7);
   PushbufferBuilder pb;
   pb.method(0, host_method::kNop, 0);
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(channel.submit_pushbuffer(pb.words())) << "entry " << i << " of a ring of 4";
+  RECORD_SCOPE("a channel of 4 entries, submit_pushbuffer of a NOP again and again");
+  for (int i = 0; i < 3; ++i) {
+    RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "entry " << i << ": submit_pushbuffer returns true";
+  }
+  // The ring as it stands: what a refused entry must leave as it is.
   const auto ring_before = gpu.memory.read_words(channel.gpfifo_address(), 8);
-  EXPECT_FALSE(channel.submit_pushbuffer(pb.words())) << "a fourth entry: GP_PUT + 1 would equal GP_GET";
-  EXPECT_EQ(channel.gp_put(), 3u) << "a refused entry leaves GP_PUT";
-  EXPECT_TRUE(lt::SameSequence(ring_before, gpu.memory.read_words(channel.gpfifo_address(), 8)))
-      << "a refused entry writes nothing into the ring";
+  RECORD_FALSE(channel.submit_pushbuffer(pb.words()))
+      << "a fourth entry: submit_pushbuffer returns false, GP_PUT + 1 would equal GP_GET";
+  RECORD_EQ(channel.gp_put(), 3u) << "GP_PUT after the refused entry";
+  const auto ring_after = gpu.memory.read_words(channel.gpfifo_address(), 8);
+  RECORD_TRUE(ring_after == ring_before) << "the refused entry writes nothing into the ring";
   channel.ring_doorbell();
-  EXPECT_EQ(channel.gp_get(), 3u);
-  EXPECT_TRUE(channel.submit_pushbuffer(pb.words())) << "room again once the GPU has read the ring";
-  EXPECT_EQ(channel.gp_put(), 0u) << "GP_PUT wraps to 0";
+  RECORD_EQ(channel.gp_get(), 3u) << "GP_GET after ring_doorbell";
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "room again once the GPU has read the ring";
+  RECORD_EQ(channel.gp_put(), 0u) << "GP_PUT wraps to 0";
 }
 
 TEST(Channel, TheDoorbellNamesOneChannel) {
@@ -194,16 +212,17 @@ TEST(Channel, TheDoorbellNamesOneChannel) {
   PushbufferBuilder pa, pbb;
   pa.release_semaphore(0, sem_a, 1);
   pbb.release_semaphore(0, sem_b, 2);
-  ASSERT_TRUE(a.submit_pushbuffer(pa.words()));
-  ASSERT_TRUE(b.submit_pushbuffer(pbb.words()));
+  RECORD_SCOPE("channels with tokens 7 and 9, each with a semaphore release submitted (1 and 2)");
+  RECORD_TRUE(a.submit_pushbuffer(pa.words())) << "submit_pushbuffer on channel 7";
+  RECORD_TRUE(b.submit_pushbuffer(pbb.words())) << "submit_pushbuffer on channel 9";
   b.ring_doorbell();
-  EXPECT_EQ(gpu.memory.read32(sem_b), 2u) << "channel 9 rang: its work ran";
-  EXPECT_EQ(b.gp_get(), 1u);
-  EXPECT_EQ(gpu.memory.read32(sem_a), 0u) << "channel 7 did not ring: its work waits";
-  EXPECT_EQ(a.gp_get(), 0u);
+  RECORD_EQ(gpu.memory.read32(sem_b), 2u) << "channel 9 rang: its semaphore";
+  RECORD_EQ(b.gp_get(), 1u) << "channel 9 rang: its GP_GET";
+  RECORD_EQ(gpu.memory.read32(sem_a), 0u) << "channel 7 did not ring: its semaphore, its work waits";
+  RECORD_EQ(a.gp_get(), 0u) << "channel 7 did not ring: its GP_GET";
   gpu.host.usermode_write(0x90, 7);  // what a.ring_doorbell() writes
-  EXPECT_EQ(gpu.memory.read32(sem_a), 1u) << "a write of token 7 to NOTIFY_CHANNEL_PENDING (0x90)";
-  EXPECT_THROW(gpu.host.usermode_write(0x90, 8), ChannelError) << "no channel has token 8";
+  RECORD_EQ(gpu.memory.read32(sem_a), 1u) << "usermode_write(0x90, 7): NOTIFY_CHANNEL_PENDING with token 7; channel 7's semaphore";
+  RECORD_THROWS(gpu.host.usermode_write(0x90, 8), ChannelError) << "usermode_write(0x90, 8): no channel has token 8";
 }
 
 // ---------------------------------------------------------------------------
@@ -213,15 +232,19 @@ TEST(Channel, TheDoorbellNamesOneChannel) {
 TEST(HostEngine, SetObjectBindsASubchannelToAComputeClass) {
   Gpu gpu;
   ChannelState state;
-  gpu.host.execute(state, {3, host_method::kSetObject, compute_class::kBlackwellB});
-  EXPECT_EQ(state.subchannel_class[3], compute_class::kBlackwellB);
-  EXPECT_THROW(gpu.host.execute(state, {1, host_method::kSetObject, 0xC56F}), ChannelError)
-      << "0xC56F is a channel class, not a compute class";
-  EXPECT_THROW(gpu.host.execute(state, {1, compute_method::kSendPcasA, 0x1000}), ChannelError)
-      << "a compute method on subchannel 1, which has no class";
-  EXPECT_NO_THROW(gpu.host.execute(state, {3, compute_method::kSendPcasA, 0x1000}))
-      << "the same method on subchannel 3";
-  EXPECT_EQ(state.pcas_qmd_address, 0x100000u) << "SEND_PCAS_A holds the address >> 8";
+  RECORD_NO_THROW(gpu.host.execute(state, {3, host_method::kSetObject, compute_class::kBlackwellB}))
+      << "execute({subchannel 3, SET_OBJECT (0x0000) = 0xcec0}), BLACKWELL_COMPUTE_B";
+  RECORD_EQ(hex(state.subchannel_class[3]), hex(compute_class::kBlackwellB))
+      << "after execute({subchannel 3, SET_OBJECT (0x0000) = 0xcec0}): the class of subchannel 3";
+  RECORD_THROWS(gpu.host.execute(state, {1, host_method::kSetObject, 0xC56F}), ChannelError)
+      << "execute({subchannel 1, SET_OBJECT (0x0000) = 0xc56f}): 0xc56f is a channel class, not a compute class";
+  RECORD_THROWS(gpu.host.execute(state, {1, compute_method::kSendPcasA, 0x1000}), ChannelError)
+      << "execute({subchannel 1, SEND_PCAS_A (0x02b4) = 0x1000}): a compute method on subchannel 1, which has no class";
+  RECORD_NO_THROW(gpu.host.execute(state, {3, compute_method::kSendPcasA, 0x1000}))
+      << "execute({subchannel 3, SEND_PCAS_A (0x02b4) = 0x1000}): the same method on subchannel 3";
+  RECORD_EQ(hex(state.pcas_qmd_address), hex(0x100000u))
+      << "after execute({subchannel 3, SEND_PCAS_A (0x02b4) = 0x1000}): pcas_qmd_address, the address SEND_PCAS_A holds "
+         "shifted back";
 }
 
 TEST(HostEngine, RunsTheKernelOncePerThreadInOrder) {
@@ -238,15 +261,17 @@ TEST(HostEngine, RunsTheKernelOncePerThreadInOrder) {
   PushbufferBuilder pb;
   pb.bind_class(1, compute_class::kAmpereA);
   pb.launch_inline(1, qmd, gpu.memory.allocate(256));
-  ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+  RECORD_SCOPE("an inline launch (AMPERE_COMPUTE_A) of a grid of 2 x 2 x 1 blocks of 2 x 1 x 2 threads");
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer";
   channel.ring_doorbell();
-  const std::vector<std::string> expected = {
-      "000/000", "000/100", "000/001", "000/101", "100/000", "100/100", "100/001", "100/101",
-      "010/000", "010/100", "010/001", "010/101", "110/000", "110/100", "110/001", "110/101",
-  };
-  EXPECT_TRUE(lt::SameSequence(expected, seen)) << "blockIdx/threadIdx of every call, x fastest";
-  ASSERT_EQ(gpu.host.launches().size(), 1u);
-  EXPECT_TRUE(gpu.host.launches()[0].inline_qmd);
+  RECORD_EQ(seen, (std::vector<std::string>{
+                      "000/000", "000/100", "000/001", "000/101", "100/000", "100/100", "100/001", "100/101",
+                      "010/000", "010/100", "010/001", "010/101", "110/000", "110/100", "110/001", "110/101",
+                  }))
+      << "blockIdx/threadIdx (x, y, z digits) of every call of the kernel, in order: x fastest";
+  RECORD_EQ(gpu.host.launches().size(), 1u) << "launches()";
+  RECORD_REQUIRE(gpu.host.launches().size() == 1);
+  RECORD_TRUE(gpu.host.launches()[0].inline_qmd) << "launches()[0].inline_qmd";
 }
 
 TEST(HostEngine, InlineQmdIsStoredAndQmdInMemoryIsRead) {
@@ -264,16 +289,20 @@ TEST(HostEngine, InlineQmdIsStoredAndQmdInMemoryIsRead) {
   pb.bind_class(2, compute_class::kBlackwellB);
   pb.launch_inline(2, inline_words, inline_at);
   pb.launch_by_address(2, memory_at);
-  ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+  RECORD_SCOPE("on BLACKWELL_COMPUTE_B, an inline launch of 3 blocks of 4 threads, then a launch by address of 1 "
+               "block of 5");
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer";
   channel.ring_doorbell();
-  EXPECT_EQ(runs, 3 * 4 + 5) << "a grid of 3 x 4 threads, then one of 5";
-  EXPECT_TRUE(lt::SameSequence(inline_words, gpu.memory.read_words(inline_at, 96)))
-      << "the inline QMD is stored at SET_INLINE_QMD_ADDRESS";
-  ASSERT_EQ(gpu.host.launches().size(), 2u);
-  EXPECT_EQ(gpu.host.launches()[0].qmd_address, inline_at);
-  EXPECT_EQ(gpu.host.launches()[1].qmd_address, memory_at);
-  EXPECT_FALSE(gpu.host.launches()[1].inline_qmd);
-  EXPECT_EQ(gpu.host.launches()[1].qmd.block[0], 5u) << "the QMD SEND_PCAS_A pointed at";
+  RECORD_EQ(runs, 3 * 4 + 5) << "how many times the kernel ran: a grid of 3 x 4 threads, then one of 5";
+  // The QMD as lab 07's encode (the learner's own) wrote it, against what the GPU memory holds.
+  RECORD_TRUE(gpu.memory.read_words(inline_at, 96) == inline_words)
+      << "the inline QMD is stored at SET_INLINE_QMD_ADDRESS, word for word";
+  RECORD_EQ(gpu.host.launches().size(), 2u) << "launches()";
+  RECORD_REQUIRE(gpu.host.launches().size() == 2);
+  RECORD_EQ(hex(gpu.host.launches()[0].qmd_address), hex(inline_at)) << "launches()[0].qmd_address";
+  RECORD_EQ(hex(gpu.host.launches()[1].qmd_address), hex(memory_at)) << "launches()[1].qmd_address";
+  RECORD_FALSE(gpu.host.launches()[1].inline_qmd) << "launches()[1].inline_qmd";
+  RECORD_EQ(gpu.host.launches()[1].qmd.block[0], 5u) << "launches()[1].qmd.block[0], from the QMD SEND_PCAS_A pointed at";
 }
 
 TEST(HostEngine, HostSemaphoreReleaseOfFourAndEightBytes) {
@@ -286,11 +315,13 @@ TEST(HostEngine, HostSemaphoreReleaseOfFourAndEightBytes) {
   const std::uint32_t data[] = {static_cast<std::uint32_t>(sem + 8), static_cast<std::uint32_t>((sem + 8) >> 32),
                                 0x11111111, 0x22222222, 1 | 1u << 24};
   pb.methods(5, host_method::kSemAddrLo, data);
-  ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+  RECORD_SCOPE("release_semaphore(0, sem, 0xabcd), then a 64-bit release of 0x2222222211111111 at sem + 8 on "
+               "subchannel 5 (SEM_EXECUTE with PAYLOAD_SIZE_64BIT)");
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer";
   channel.ring_doorbell();
-  EXPECT_EQ(hex(gpu.memory.read32(sem)), hex(0xabcd)) << "a 32-bit release";
-  EXPECT_EQ(gpu.memory.read32(sem + 4), 0u) << "a 32-bit release writes 4 bytes";
-  EXPECT_EQ(hex(gpu.memory.read64(sem + 8)), hex(0x2222222211111111ull)) << "a 64-bit release (subchannel 5)";
+  RECORD_EQ(hex(gpu.memory.read32(sem)), hex(0xabcd)) << "the 4 bytes at sem: a 32-bit release";
+  RECORD_EQ(hex(gpu.memory.read32(sem + 4)), hex(0)) << "the 4 bytes at sem + 4: a 32-bit release writes 4 bytes";
+  RECORD_EQ(hex(gpu.memory.read64(sem + 8)), hex(0x2222222211111111ull)) << "the 8 bytes at sem + 8: a 64-bit release";
 }
 
 TEST(HostEngine, QmdReleaseSemaphoreIsWrittenAfterTheGrid) {
@@ -304,11 +335,12 @@ TEST(HostEngine, QmdReleaseSemaphoreIsWrittenAfterTheGrid) {
   PushbufferBuilder pb;
   pb.bind_class(1, compute_class::kHopperA);
   pb.launch_inline(1, q::encode(qmd), gpu.memory.allocate(384));
-  ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+  RECORD_SCOPE("an inline launch (HOPPER_COMPUTE_A) of 2 blocks of 2 threads whose QMD releases 0x5a at sem");
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer";
   channel.ring_doorbell();
-  EXPECT_TRUE(lt::SameSequence(std::vector<std::uint32_t>{0, 0, 0, 0}, seen_during))
-      << "no thread sees the release: it comes after the grid";
-  EXPECT_EQ(gpu.memory.read32(sem), 0x5au) << "RELEASE_SEMAPHORE0 after the grid";
+  RECORD_EQ(seen_during, (std::vector<std::uint32_t>{0, 0, 0, 0}))
+      << "the semaphore as each thread saw it: no thread sees the release, it comes after the grid";
+  RECORD_EQ(hex(gpu.memory.read32(sem)), hex(0x5a)) << "the semaphore after the grid: RELEASE_SEMAPHORE0";
 }
 
 TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
@@ -319,22 +351,17 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
     const std::uint64_t sem = gpu.memory.allocate(4);
     PushbufferBuilder good;
     good.release_semaphore(0, sem, 1);
-    ASSERT_TRUE(channel.submit_pushbuffer(good.words())) << why;
-    make_bad(gpu, channel);
-    try {
-      channel.ring_doorbell();
-      ADD_FAILURE() << why << ": no ChannelError";
-    } catch (const ChannelError& e) {
-      EXPECT_EQ(channel.gp_get(), 1u) << why << ": GP_GET must stay at the bad entry (1): " << e.what();
-      EXPECT_EQ(gpu.memory.read32(sem), 1u) << why << ": the good entry before it ran";
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << why << ": threw something other than ChannelError: " << e.what();
-    }
+    RECORD_SCOPE(std::string("entry 0 a semaphore release, entry 1 ") + why + ", then ring_doorbell");
+    RECORD_TRUE(channel.submit_pushbuffer(good.words())) << "submit_pushbuffer of entry 0";
+    RECORD_TRUE(make_bad(gpu, channel)) << "submit of entry 1";
+    RECORD_THROWS(channel.ring_doorbell(), ChannelError);
+    RECORD_EQ(channel.gp_get(), 1u) << "GP_GET after the error: it stays at the bad entry";
+    RECORD_EQ(gpu.memory.read32(sem), 1u) << "the semaphore: the good entry before the bad one ran";
   };
   check("a compute method on a subchannel without a class", [](Gpu&, Channel& c) {
     PushbufferBuilder pb;
     pb.launch_by_address(1, 0x1000);
-    ASSERT_TRUE(c.submit_pushbuffer(pb.words()));
+    return c.submit_pushbuffer(pb.words());
   });
   check("LOAD_INLINE_QMD_DATA out of order", [](Gpu&, Channel& c) {
     PushbufferBuilder pb;
@@ -342,14 +369,14 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
     const std::uint32_t ab[] = {1u << 30, 0x1000};
     pb.methods(1, compute_method::kSetInlineQmdAddressA, ab);
     pb.method(1, compute_method::kLoadInlineQmdData + 8, 0);  // word 2 first
-    ASSERT_TRUE(c.submit_pushbuffer(pb.words()));
+    return c.submit_pushbuffer(pb.words());
   });
   check("a QMD whose program address has no kernel", [](Gpu& gpu, Channel& c) {
     PushbufferBuilder pb;
     pb.bind_class(1, compute_class::kHopperA);
     const auto qmd = q::encode(make_qmd(q::QmdVersion::V04_00, {1, 1, 1}, {1, 1, 1}, 0xdead00, gpu.memory.allocate(64), 64));
     pb.launch_inline(1, qmd, gpu.memory.allocate(384));
-    ASSERT_TRUE(c.submit_pushbuffer(pb.words()));
+    return c.submit_pushbuffer(pb.words());
   });
   check("a QMD of the wrong version for the class", [](Gpu& gpu, Channel& c) {
     PushbufferBuilder pb;
@@ -358,21 +385,21 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
     gpu.memory.write_words(at, q::encode(make_qmd(q::QmdVersion::V05_00, {1, 1, 1}, {1, 1, 1}, 0xb000,
                                                  gpu.memory.allocate(64), 64)));
     pb.launch_by_address(1, at);
-    ASSERT_TRUE(c.submit_pushbuffer(pb.words()));
+    return c.submit_pushbuffer(pb.words());
   });
   check("a segment that ends inside a group", [](Gpu&, Channel& c) {
     const std::uint32_t words[] = {header_word(kInc, 0, host_method::kSemAddrLo, 5), 1, 2};
-    ASSERT_TRUE(c.submit_pushbuffer(words));
+    return c.submit_pushbuffer(words);
   });
   check("an entry pointing at unmapped memory", [](Gpu&, Channel& c) {
-    ASSERT_TRUE(c.submit({0x10, 4, GpLevel::Main, false, false}));
+    return c.submit({0x10, 4, GpLevel::Main, false, false});
   });
   check("a SEM_EXECUTE acquire, which the model does not do", [](Gpu& gpu, Channel& c) {
     const std::uint64_t sem = gpu.memory.allocate(4);
     const std::uint32_t data[] = {static_cast<std::uint32_t>(sem), static_cast<std::uint32_t>(sem >> 32), 1, 0, 0};
     PushbufferBuilder pb;
     pb.methods(0, host_method::kSemAddrLo, data);
-    ASSERT_TRUE(c.submit_pushbuffer(pb.words()));
+    return c.submit_pushbuffer(pb.words());
   });
 }
 
@@ -406,7 +433,7 @@ struct VaddCase {
 };
 
 void run_vadd(const VaddCase& c) {
-  SCOPED_TRACE(c.what);
+  RECORD_SCOPE(std::string("vadd through the model: ") + c.what);
   Gpu gpu;
   Channel channel(gpu.memory, gpu.host, 16, 0x1234);
 
@@ -439,13 +466,17 @@ void run_vadd(const VaddCase& c) {
     pb.launch_by_address(1, qmd_at);
   }
   pb.release_semaphore(0, done, 1);
-  ASSERT_TRUE(channel.submit_pushbuffer(pb.words()));
+  const bool submitted = channel.submit_pushbuffer(pb.words());
+  RECORD_TRUE(submitted) << "submit_pushbuffer";
+  if (!submitted) return;  // recorded: nothing was handed over to wait for
   channel.ring_doorbell();
 
-  EXPECT_EQ(gpu.memory.read32(done), 1u) << "the semaphore the CPU would wait on";
-  EXPECT_EQ(channel.gp_get(), channel.gp_put()) << "the host consumed the entry";
-  ASSERT_EQ(gpu.host.launches().size(), 1u);
-  EXPECT_EQ(gpu.host.launches()[0].qmd.grid[0], c.blocks);
+  RECORD_EQ(gpu.memory.read32(done), 1u) << "the semaphore the CPU would wait on";
+  RECORD_TRUE(channel.gp_get() == channel.gp_put())
+      << "the host consumed the entry: GP_GET " << channel.gp_get() << ", GP_PUT " << channel.gp_put();
+  RECORD_EQ(gpu.host.launches().size(), 1u) << "launches()";
+  if (gpu.host.launches().size() != 1) return;  // recorded just above
+  RECORD_EQ(gpu.host.launches()[0].qmd.grid[0], c.blocks) << "launches()[0].qmd.grid[0]";
   std::int32_t wrong = 0, first_wrong = -1;
   for (std::int32_t i = 0; i < c.n; ++i) {
     const float expected = static_cast<float>(i) + 0.5f * static_cast<float>(i % 1000);
@@ -454,7 +485,8 @@ void run_vadd(const VaddCase& c) {
       ++wrong;
     }
   }
-  EXPECT_EQ(wrong, 0) << "elements of c that are not a + b; the first is c[" << first_wrong << "]";
+  RECORD_EQ(wrong, 0) << "elements of c that are not a + b"
+                      << (first_wrong < 0 ? std::string() : "; the first is c[" + std::to_string(first_wrong) + "]");
 }
 
 TEST(Finale, VaddRunsThroughTheModel) {

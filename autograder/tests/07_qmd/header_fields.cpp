@@ -1,9 +1,41 @@
 #include "header_fields.h"
 
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include "launchlab/testing.h"
+
+namespace launchlab::qmd {
+namespace {
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+}  // namespace
+
+nlohmann::json record_value(const Qmd& q) {
+  const unsigned number = static_cast<unsigned>(q.version);
+  return {
+      {"version", number >= 3 && number <= 5 ? to_string(q.version) : "version " + std::to_string(number)},
+      {"minor_version", q.minor_version},
+      {"grid", q.grid},
+      {"block", q.block},
+      {"registers", q.registers},
+      {"shared_memory", q.shared_memory},
+      {"program_address", hex(q.program_address)},
+      {"cbank0", {{"address", hex(q.cbank0.address)}, {"size", q.cbank0.size}, {"valid", q.cbank0.valid}}},
+      {"barrier_count", q.barrier_count},
+      {"sass_version", hex(q.sass_version)},
+      {"release0",
+       {{"enable", q.release0.enable}, {"address", hex(q.release0.address)}, {"payload", hex(q.release0.payload)}}},
+  };
+}
+
+}  // namespace launchlab::qmd
 
 namespace launchlab::qmd_tests {
 namespace {
@@ -194,19 +226,50 @@ void set_part(qmd::Qmd& q, const HeaderField& f, std::uint64_t raw) {
   }
 }
 
-std::string first_difference(const std::vector<std::uint32_t>& expected, const std::vector<std::uint32_t>& actual) {
-  if (expected.size() != actual.size()) {
-    return "expected " + std::to_string(expected.size()) + " words, got " + std::to_string(actual.size());
+qmd::Qmd table_decode(const std::vector<std::uint32_t>& words, unsigned version) {
+  qmd::Qmd q;
+  q.version = version_of(version);
+  for (const auto& f : header_fields(version)) {
+    if (f.field != "major_version") set_part(q, f, get_bits(words, f.hi, f.lo));
   }
-  for (std::size_t w = 0; w < expected.size(); ++w) {
-    const std::uint32_t diff = expected[w] ^ actual[w];
-    if (diff == 0) continue;
-    unsigned b = 0;
-    while (((diff >> b) & 1) == 0) ++b;
-    return "bit " + std::to_string(w * 32 + b) + " (word " + std::to_string(w) + ", bit " + std::to_string(b) +
-           "): expected " + std::to_string((expected[w] >> b) & 1) + ", got " + std::to_string((actual[w] >> b) & 1);
+  return q;
+}
+
+std::string mw(unsigned hi, unsigned lo) { return "MW(" + std::to_string(hi) + ":" + std::to_string(lo) + ")"; }
+
+std::vector<std::string> set_bit_runs(std::span<const std::uint32_t> words, unsigned version) {
+  // Which range of the header each bit belongs to (-1: none of the covered ones).
+  const std::vector<HeaderField> fields = header_fields(version);
+  auto owner = [&](unsigned bit) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (bit >= fields[i].lo && bit <= fields[i].hi) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  std::vector<std::string> runs = {std::to_string(words.size()) + " words"};
+  const unsigned bits = static_cast<unsigned>(words.size() * 32);
+  auto set = [&](unsigned b) { return b < bits && ((words[b / 32] >> (b % 32)) & 1) != 0; };
+  for (unsigned bit = 0; bit < bits;) {
+    if (!set(bit)) {
+      ++bit;
+      continue;
+    }
+    const unsigned lo = bit;
+    const int field = owner(lo);
+    while (set(bit) && owner(bit) == field) ++bit;
+    runs.push_back(mw(bit - 1, lo) + " " + (field < 0 ? std::string("(no covered field)") : fields[field].header_name));
   }
-  return "";
+  return runs;
+}
+
+std::vector<std::string> hex_words(std::span<const std::uint32_t> words) {
+  std::vector<std::string> out;
+  char buffer[16];
+  for (std::uint32_t w : words) {
+    std::snprintf(buffer, sizeof buffer, "0x%08x", w);
+    out.push_back(buffer);
+  }
+  return out;
 }
 
 std::vector<std::uint32_t> covered_mask(unsigned version) {

@@ -1,13 +1,26 @@
 // Test support for 07_qmd: the field ranges of NVIDIA's class headers, read
-// from fields.csv (copied by hand from the headers), and bit operations on
-// word arrays that do not use the learner's code.
+// from fields.csv (copied by hand from the headers), bit operations on word
+// arrays that do not use the learner's code, and how the tests record QMDs.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "qmd.h"
+
+namespace launchlab::qmd {
+
+/// A Qmd as the tests record it: every member by name, addresses and the
+/// payload in hex, so that a difference reads ".cbank0.size: expected 528,
+/// got 33".
+nlohmann::json record_value(const Qmd& q);
+
+}  // namespace launchlab::qmd
 
 namespace launchlab::qmd_tests {
 
@@ -57,8 +70,21 @@ std::uint64_t get_part(const qmd::Qmd& q, const HeaderField& f);
 /// leaving the other ranges of the same member alone.
 void set_part(qmd::Qmd& q, const HeaderField& f, std::uint64_t raw);
 
-/// "bit 1057 (word 33, bit 1): expected 1, got 0", or "" when equal.
-std::string first_difference(const std::vector<std::uint32_t>& expected, const std::vector<std::uint32_t>& actual);
+/// The Qmd that the ranges of fields.csv give for @p words, read bit by bit
+/// (the tests' own decoder, sharing nothing with the learner's).
+qmd::Qmd table_decode(const std::vector<std::uint32_t>& words, unsigned version);
+
+/// A QMD's bits as the tests record them: "96 words", then every run of set
+/// bits within one range of @p version's header, in the header's notation
+/// and with the range's name: "MW(582:582) QMD_MAJOR_VERSION",
+/// "MW(1055:1024) GRID_WIDTH", or "(no covered field)" outside them.
+std::vector<std::string> set_bit_runs(std::span<const std::uint32_t> words, unsigned version);
+
+/// Words as hex strings, [i] is word i ("0x0000ffff").
+std::vector<std::string> hex_words(std::span<const std::uint32_t> words);
+
+/// "MW(583:580)".
+std::string mw(unsigned hi, unsigned lo);
 
 /// A mask of every bit the covered fields of @p version occupy, major version included.
 std::vector<std::uint32_t> covered_mask(unsigned version);

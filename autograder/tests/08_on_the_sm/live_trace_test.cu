@@ -11,14 +11,18 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analysis.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "trace.h"
+#include "trace_records.h"
 
 namespace launchlab::on_the_sm {
 namespace {
@@ -70,38 +74,65 @@ int SpinBlocksPerSm(unsigned threads) {
   return per_sm;
 }
 
-// Runs a trace and turns an exception into a fatal failure.
-#define TRACE_OR_FAIL(records, call)                                     \
-  std::vector<BlockRecord> records;                                      \
-  try {                                                                  \
-    records = (call);                                                    \
-  } catch (const std::exception& e) {                                    \
-    FAIL() << #call << " threw: " << e.what();                           \
-  }
+// A value shown in a failure as the object it holds.
+struct Shown {
+  nlohmann::json value;
+};
+nlohmann::json record_value(const Shown& shown) { return shown.value; }
 
-// Every block index from 0 to blocks - 1 appears exactly once, at its own index.
-::testing::AssertionResult EveryBlockOnce(const std::vector<BlockRecord>& records, unsigned blocks) {
-  if (records.size() != blocks) {
-    return ::testing::AssertionFailure() << "expected " << blocks << " records, got " << records.size();
-  }
-  for (unsigned b = 0; b < blocks; ++b) {
-    if (records[b].block != b) {
-      return ::testing::AssertionFailure() << "records[" << b << "].block is " << records[b].block << ", expected "
-                                           << b << " (is blockIdx.x written by thread 0 of every block?)";
-    }
-  }
-  return ::testing::AssertionSuccess();
+// records[b].block of every record, in order.
+std::vector<std::uint32_t> BlockIds(const std::vector<BlockRecord>& records) {
+  std::vector<std::uint32_t> ids;
+  for (const BlockRecord& r : records) ids.push_back(r.block);
+  return ids;
 }
+
+// 0, 1, ..., count - 1.
+[[maybe_unused]] std::vector<std::uint32_t> EveryBlock(unsigned count) {
+  std::vector<std::uint32_t> ids(count);
+  std::iota(ids.begin(), ids.end(), 0u);
+  return ids;
+}
+
+// How many distinct SM ids the records name.
+std::size_t DistinctSms(const std::vector<BlockRecord>& records) {
+  std::set<std::uint32_t> used;
+  for (const BlockRecord& r : records) used.insert(r.sm);
+  return used.size();
+}
+
+// Each number of bits set in warp_slots that some record has, once.
+std::set<int> WarpSlotCounts(const std::vector<BlockRecord>& records) {
+  std::set<int> counts;
+  for (const BlockRecord& r : records) counts.insert(std::popcount(r.warp_slots));
+  return counts;
+}
+
+// The first record that ends before it starts.
+std::optional<BlockRecord> FirstBackwards(const std::vector<BlockRecord>& records) {
+  for (const BlockRecord& r : records) {
+    if (r.end_ns < r.start_ns) return r;
+  }
+  return std::nullopt;
+}
+
+constexpr const char* kBlockIds =
+    "records[b].block of every record b, in order: block b's record belongs at records[b] (thread 0 of every block "
+    "writes blockIdx.x)";
 
 TEST(LiveTrace, RecordsEveryBlockOfTheGridOnce) {
   LAUNCHLAB_REQUIRE_GPU();
   {
-    TRACE_OR_FAIL(spin, trace_spin(1000, 128, 2000));
-    EXPECT_TRUE(EveryBlockOnce(spin, 1000)) << "trace_spin(1000 blocks, 128 threads)";
+    RECORD_SCOPE("trace_spin(blocks = 1000, threads_per_block = 128, spin_ns = 2000)");
+    std::vector<BlockRecord> spin;
+    RECORD_NO_THROW(spin = trace_spin(1000, 128, 2000));
+    RECORD_EQ(BlockIds(spin), EveryBlock(1000)) << kBlockIds;
   }
   {
-    TRACE_OR_FAIL(vadd, trace_vadd(257, 64));
-    EXPECT_TRUE(EveryBlockOnce(vadd, 257)) << "trace_vadd(257 blocks, 64 threads)";
+    RECORD_SCOPE("trace_vadd(blocks = 257, threads_per_block = 64)");
+    std::vector<BlockRecord> vadd;
+    RECORD_NO_THROW(vadd = trace_vadd(257, 64));
+    RECORD_EQ(BlockIds(vadd), EveryBlock(257)) << kBlockIds;
   }
 }
 
@@ -109,17 +140,15 @@ TEST(LiveTrace, SmIdsAreRealSmsAndALargeGridUsesEveryOne) {
   LAUNCHLAB_REQUIRE_GPU();
   const int sms = MultiprocessorCount();
   const unsigned blocks = static_cast<unsigned>(sms * SpinBlocksPerSm(256) * 2);
-  const GpuView gpu = ReadGpu();
-  TRACE_OR_FAIL(records, trace_spin(blocks, 256, 20'000));
-  std::set<std::uint32_t> used;
-  for (const BlockRecord& r : records) {
-    ASSERT_LT(r.sm, gpu.nsmid) << "block " << r.block << " says it ran on SM " << r.sm << ", but %nsmid is "
-                               << gpu.nsmid;
-    used.insert(r.sm);
-  }
-  EXPECT_EQ(used.size(), static_cast<std::size_t>(sms))
-      << "distinct SM ids in a grid of " << blocks << " blocks (two full waves), against "
-      << "cudaDevAttrMultiProcessorCount";
+  RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 20000)");
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_spin(blocks, 256, 20'000));
+  RECORD_EQ(records.size(), blocks) << "the records returned, one per block";
+  std::optional<std::uint32_t> largest_sm;
+  for (const BlockRecord& r : records) largest_sm = std::max(largest_sm.value_or(0), r.sm);
+  RECORD_LT(largest_sm, ReadGpu().nsmid) << "the largest sm of any record, against %nsmid";
+  RECORD_EQ(DistinctSms(records), static_cast<std::size_t>(MultiprocessorCount()))
+      << "the distinct SM ids of the records, against cudaDevAttrMultiProcessorCount";
 }
 
 TEST(LiveTrace, TimestampsComeFromTheGlobalTimer) {
@@ -128,40 +157,53 @@ TEST(LiveTrace, TimestampsComeFromTheGlobalTimer) {
   // launch: every start and end must lie between (another clock, such as
   // clock64's cycles, would not).
   const unsigned blocks = static_cast<unsigned>(MultiprocessorCount() * 2);
+  RECORD_SCOPE("trace_spin(two blocks per SM, 128 threads, spin_ns = 50000)");
+  std::vector<BlockRecord> records;
   const GpuView before = ReadGpu();
-  TRACE_OR_FAIL(records, trace_spin(blocks, 128, 50'000));
+  RECORD_NO_THROW(records = trace_spin(blocks, 128, 50'000));
   const GpuView after = ReadGpu();
+  RECORD_EQ(records.size(), blocks) << "the records returned, one per block";
+  std::optional<Shown> outside;
   for (const BlockRecord& r : records) {
-    ASSERT_TRUE(before.now_ns <= r.start_ns && r.start_ns <= r.end_ns && r.end_ns <= after.now_ns)
-        << "block " << r.block << ": start_ns " << r.start_ns << ", end_ns " << r.end_ns
-        << "; expected before.now <= start <= end <= after.now with %globaltimer read by the test before the "
-        << "launch (" << before.now_ns << ") and after it (" << after.now_ns << ")";
+    if (!(before.now_ns <= r.start_ns && r.start_ns <= r.end_ns && r.end_ns <= after.now_ns)) {
+      outside = Shown{{{"record", record_value(r)},
+                       {"globaltimer_before_the_launch", before.now_ns},
+                       {"globaltimer_after_it", after.now_ns}}};
+      break;
+    }
   }
+  RECORD_EQ(outside, std::nullopt)
+      << "the first record whose start_ns and end_ns do not lie, in that order, between the %globaltimer the test "
+         "read just before the launch and the one it read just after it";
 }
 
 TEST(LiveTrace, EveryBlockLastsAtLeastItsSpinTime) {
   LAUNCHLAB_REQUIRE_GPU();
   const std::uint64_t spin_ns = 30'000;
   const unsigned blocks = static_cast<unsigned>(MultiprocessorCount() * 3);
-  TRACE_OR_FAIL(records, trace_spin(blocks, 128, spin_ns));
+  RECORD_SCOPE("trace_spin(three blocks per SM, 128 threads, spin_ns = 30000)");
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_spin(blocks, 128, spin_ns));
+  std::optional<std::int64_t> shortest_ns;
   for (const BlockRecord& r : records) {
-    ASSERT_GE(r.end_ns - r.start_ns, spin_ns)
-        << "block " << r.block << " lasted " << (r.end_ns - r.start_ns) << " ns (start " << r.start_ns << ", end "
-        << r.end_ns << ") in traced_spin(" << spin_ns << " ns)";
+    const std::int64_t lasted = static_cast<std::int64_t>(r.end_ns) - static_cast<std::int64_t>(r.start_ns);
+    shortest_ns = std::min(shortest_ns.value_or(lasted), lasted);
   }
+  RECORD_GE(shortest_ns, static_cast<std::int64_t>(spin_ns)) << "the shortest end_ns - start_ns of any record";
 }
 
 TEST(LiveTrace, WarpSlotsCountTheWarpsOfEachBlock) {
   LAUNCHLAB_REQUIRE_GPU();
   const unsigned blocks = static_cast<unsigned>(MultiprocessorCount());
   for (unsigned threads : {32u, 96u, 256u, 1000u, 1024u}) {
-    TRACE_OR_FAIL(records, trace_spin(blocks, threads, 5'000));
-    const int warps = static_cast<int>((threads + 31) / 32);  // a partial warp still takes a slot
-    for (const BlockRecord& r : records) {
-      ASSERT_EQ(std::popcount(r.warp_slots), warps)
-          << "blocks of " << threads << " threads: block " << r.block << " has warp_slots 0x" << std::hex
-          << r.warp_slots << std::dec << "; every warp of the block sets the bit of its own %warpid";
-    }
+    RECORD_SCOPE("trace_spin(one block per SM, threads_per_block = " + std::to_string(threads) +
+                 ", spin_ns = 5000)");
+    std::vector<BlockRecord> records;
+    RECORD_NO_THROW(records = trace_spin(blocks, threads, 5'000));
+    // A partial warp still takes a slot.
+    RECORD_EQ(WarpSlotCounts(records), (std::set<int>{static_cast<int>((threads + 31) / 32)}))
+        << "the numbers of bits set in warp_slots, each number once: every warp of a block sets the bit of its "
+           "own %warpid";
   }
 }
 
@@ -172,11 +214,14 @@ TEST(LiveTrace, BlocksResidentTogetherUseDifferentWarpSlots) {
   // above the timer's steps, for blocks that last 40 us.
   const int sms = MultiprocessorCount();
   const unsigned blocks = static_cast<unsigned>(sms * SpinBlocksPerSm(256) * 2);
-  TRACE_OR_FAIL(records, trace_spin(blocks, 256, 40'000));
+  RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 40000)");
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_spin(blocks, 256, 40'000));
   std::map<std::uint32_t, std::vector<const BlockRecord*>> by_sm;
   for (const BlockRecord& r : records) by_sm[r.sm].push_back(&r);
   const std::uint64_t margin = 2'000;
   int pairs = 0;
+  std::optional<Shown> sharing;
   for (const auto& [sm, on_sm] : by_sm) {
     for (std::size_t i = 0; i < on_sm.size(); ++i) {
       for (std::size_t j = i + 1; j < on_sm.size(); ++j) {
@@ -185,28 +230,29 @@ TEST(LiveTrace, BlocksResidentTogetherUseDifferentWarpSlots) {
         const bool together = a.start_ns + margin < b.end_ns && b.start_ns + margin < a.end_ns;
         if (!together) continue;
         ++pairs;
-        ASSERT_EQ(a.warp_slots & b.warp_slots, 0u)
-            << "SM " << sm << ": blocks " << a.block << " [" << a.start_ns << ", " << a.end_ns << ") and " << b.block
-            << " [" << b.start_ns << ", " << b.end_ns << ") ran together but share warp slots: 0x" << std::hex
-            << a.warp_slots << " and 0x" << b.warp_slots;
+        if ((a.warp_slots & b.warp_slots) != 0 && !sharing) {
+          sharing = Shown{{{"one", record_value(a)}, {"other", record_value(b)}}};
+        }
       }
     }
   }
-  EXPECT_GT(pairs, 0) << "no two blocks ran together on one SM: the trace shows no overlap at all";
+  RECORD_EQ(sharing, std::nullopt)
+      << "the first two records of one SM that overlap by more than 2 us and share a bit of warp_slots";
+  RECORD_GT(pairs, 0) << "the pairs of blocks that ran together on one SM (more than 2 us of overlap)";
 }
 
 TEST(LiveTrace, VaddTracesTheCourseLaunch) {
   LAUNCHLAB_REQUIRE_GPU();
   // vadd<<<4096, 256>>> on 2^20 floats, as every chapter has it.
-  TRACE_OR_FAIL(records, trace_vadd(4096, 256));
-  ASSERT_TRUE(EveryBlockOnce(records, 4096));
-  std::set<std::uint32_t> used;
-  for (const BlockRecord& r : records) {
-    ASSERT_LE(r.start_ns, r.end_ns) << "block " << r.block;
-    ASSERT_EQ(std::popcount(r.warp_slots), 8) << "block " << r.block << ": 256 threads are 8 warps";
-    used.insert(r.sm);
-  }
-  EXPECT_EQ(used.size(), static_cast<std::size_t>(MultiprocessorCount())) << "SMs that ran a block of 4096";
+  RECORD_SCOPE("trace_vadd(blocks = 4096, threads_per_block = 256)");
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_vadd(4096, 256));
+  RECORD_EQ(BlockIds(records), EveryBlock(4096)) << kBlockIds;
+  RECORD_EQ(FirstBackwards(records), std::nullopt) << "the first record whose end_ns is before its start_ns";
+  RECORD_EQ(WarpSlotCounts(records), (std::set<int>{8}))
+      << "the numbers of bits set in warp_slots, each number once: 256 threads are 8 warps";
+  RECORD_EQ(DistinctSms(records), static_cast<std::size_t>(MultiprocessorCount()))
+      << "the distinct SM ids of the records, against cudaDevAttrMultiProcessorCount";
 }
 
 // A grid of spin blocks `waves` times what the GPU holds at once, 50 us each.
@@ -217,38 +263,41 @@ struct WaveRun {
   TraceSummary summary;
 };
 
-void RunWaves(double waves, WaveRun& run) {
+WaveRun RunWaves(double waves) {
+  WaveRun run;
   run.sms = MultiprocessorCount();
   run.per_sm = SpinBlocksPerSm(256);
   run.blocks = static_cast<unsigned>(waves * run.sms * run.per_sm);
-  TRACE_OR_FAIL(records, trace_spin(run.blocks, 256, 50'000));
-  try {
-    run.summary = summarize(records);
-  } catch (const std::exception& e) {
-    FAIL() << "summarize threw: " << e.what();
-  }
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_spin(run.blocks, 256, 50'000));
+  RECORD_NO_THROW(run.summary = summarize(records)) << "summarize(the trace)";
+  return run;
+}
+
+// ceil(blocks / (SMs x blocks per SM)): the waves the occupancy calculator predicts.
+[[maybe_unused]] std::uint64_t PredictedWaves(const WaveRun& run) {
+  const std::uint64_t capacity = static_cast<std::uint64_t>(run.sms) * run.per_sm;
+  return (run.blocks + capacity - 1) / capacity;
 }
 
 TEST(LiveAnalysis, PeakResidentMatchesTheOccupancyCalculator) {
   LAUNCHLAB_REQUIRE_GPU();
-  WaveRun run;
-  ASSERT_NO_FATAL_FAILURE(RunWaves(2.0, run));
-  EXPECT_EQ(run.summary.peak_resident, static_cast<std::uint32_t>(run.per_sm))
-      << "the most traced_spin blocks of 256 threads resident on one SM, against "
-      << "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
+  RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 50000), then summarize");
+  const WaveRun run = RunWaves(2.0);
+  RECORD_EQ(run.summary.peak_resident, static_cast<std::uint32_t>(SpinBlocksPerSm(256)))
+      << "TraceSummary::peak_resident, against cudaOccupancyMaxActiveBlocksPerMultiprocessor(traced_spin, 256 "
+         "threads)";
 }
 
 TEST(LiveAnalysis, WavesAgreeWithTheOccupancyCalculator) {
   LAUNCHLAB_REQUIRE_GPU();
   for (double waves : {1.0, 3.5}) {
-    WaveRun run;
-    ASSERT_NO_FATAL_FAILURE(RunWaves(waves, run));
-    const std::uint64_t capacity = static_cast<std::uint64_t>(run.sms) * run.per_sm;
-    const std::uint64_t predicted = (run.blocks + capacity - 1) / capacity;
-    const std::int64_t off = static_cast<std::int64_t>(run.summary.waves) - static_cast<std::int64_t>(predicted);
-    EXPECT_LE(off < 0 ? -off : off, 1)
-        << run.blocks << " blocks: waves counted from the trace " << run.summary.waves << ", ceil(" << run.blocks
-        << " / (" << run.sms << " SMs x " << run.per_sm << " blocks per SM)) = " << predicted;
+    RECORD_SCOPE("trace_spin(" + std::string(waves == 1.0 ? "1" : "3.5") +
+                 " times the 256-thread blocks the GPU holds at once, spin_ns = 50000), then summarize");
+    const WaveRun run = RunWaves(waves);
+    RECORD_NEAR(run.summary.waves, PredictedWaves(run), 1)
+        << "TraceSummary::waves, against ceil(blocks / (SMs x the blocks per SM the occupancy calculator allows)), "
+           "give or take one";
   }
 }
 

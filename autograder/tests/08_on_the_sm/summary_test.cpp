@@ -5,15 +5,17 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "trace.h"
+#include "trace_records.h"
 
 namespace launchlab::on_the_sm {
 namespace {
@@ -29,24 +31,41 @@ BlockRecord Block(std::uint32_t block, std::uint32_t sm, std::uint64_t start, st
   return r;
 }
 
-// summarize(), with an exception turned into a failure that names it.
-TraceSummary Summarize(const std::vector<BlockRecord>& records) {
-  try {
-    return summarize(records);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "summarize threw: " << e.what();
-    return TraceSummary{};
+// The trace as the learner reads it in a failure: "block 0 on SM 3 over [100, 200), ...".
+std::string Listing(const std::vector<BlockRecord>& trace) {
+  std::string text;
+  for (const BlockRecord& r : trace) {
+    if (!text.empty()) text += ", ";
+    text += "block " + std::to_string(r.block) + " on SM " + std::to_string(r.sm) + " over [" +
+            std::to_string(r.start_ns) + ", " + std::to_string(r.end_ns) + ")";
   }
+  return text.empty() ? "no records" : text;
 }
 
-// The SmLoad of one SM, or a failure saying which SMs the summary has.
-const SmLoad* FindSm(const TraceSummary& summary, std::uint32_t sm) {
-  for (const SmLoad& load : summary.sms)
-    if (load.sm == sm) return &load;
-  std::string have;
-  for (const SmLoad& load : summary.sms) have += " " + std::to_string(load.sm);
-  ADD_FAILURE() << "the summary has no entry for SM " << sm << " (it has SMs:" << have << ")";
-  return nullptr;
+// summarize(), with whether it threw recorded; an empty summary when it did.
+TraceSummary Summarize(const std::vector<BlockRecord>& trace) {
+  TraceSummary summary;
+  RECORD_NO_THROW(summary = summarize(trace));
+  return summary;
+}
+
+// One number per SM of a summary, recorded as {"SM 3": 3, "SM 7": 1, ...}.
+struct PerSm {
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> values;
+};
+
+nlohmann::json record_value(const PerSm& per_sm) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [sm, value] : per_sm.values) object["SM " + std::to_string(sm)] = value;
+  return object;
+}
+
+// The field of every SmLoad of the summary, by SM.
+template <class Field>
+PerSm Each(const TraceSummary& summary, Field SmLoad::*field) {
+  PerSm per_sm;
+  for (const SmLoad& load : summary.sms) per_sm.values.emplace_back(load.sm, load.*field);
+  return per_sm;
 }
 
 std::vector<std::uint32_t> SmIds(const TraceSummary& summary) {
@@ -61,33 +80,29 @@ TEST(Summary, CountsTheBlocksOfEachSm) {
       Block(0, 3, 100, 200), Block(1, 7, 100, 200), Block(2, 3, 100, 200),
       Block(3, 0, 100, 200), Block(4, 3, 300, 400), Block(5, 0, 300, 400),
   };
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  EXPECT_EQ(s.blocks, 6u) << "blocks: one per record";
-  for (auto [sm, blocks] : {std::pair{0u, 2u}, std::pair{3u, 3u}, std::pair{7u, 1u}}) {
-    if (const SmLoad* load = FindSm(s, sm)) {
-      EXPECT_EQ(load->blocks, blocks) << "blocks of SM " << sm;
-    }
-  }
+  RECORD_EQ(s.blocks, 6u) << "TraceSummary::blocks: one per record";
+  RECORD_EQ(Each(s, &SmLoad::blocks), (PerSm{{{0, 2}, {3, 3}, {7, 1}}})) << "SmLoad::blocks of each SM";
 }
 
 TEST(Summary, ListsOnlyTheSmsThatRanABlockInIncreasingOrder) {
   const std::vector<BlockRecord> trace = {
       Block(0, 131, 0, 10), Block(1, 2, 0, 10), Block(2, 64, 0, 10), Block(3, 2, 20, 30), Block(4, 0, 5, 6),
   };
-  const std::vector<std::uint32_t> expected = {0, 2, 64, 131};
-  EXPECT_TRUE(testing::SameSequence(expected, SmIds(Summarize(trace)))) << "the sm of each SmLoad, in order";
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
+  RECORD_EQ(SmIds(Summarize(trace)), (std::vector<std::uint32_t>{0, 2, 64, 131})) << "the sm of each SmLoad, in order";
 }
 
 TEST(Summary, BlocksThatOnlyTouchDoNotOverlap) {
   // On SM 1, each block starts at the very nanosecond the previous one ended:
   // [0, 100), [100, 200), [200, 300). Never two at once: peak 1, 3 waves.
   const std::vector<BlockRecord> trace = {Block(0, 1, 0, 100), Block(1, 1, 100, 200), Block(2, 1, 200, 300)};
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  if (const SmLoad* load = FindSm(s, 1)) {
-    EXPECT_EQ(load->peak_resident, 1u)
-        << "[0, 100), [100, 200), [200, 300) never overlap: an end at t comes before a start at t";
-    EXPECT_EQ(load->waves, 3u) << "3 blocks, at most 1 at a time";
-  }
+  RECORD_EQ(Each(s, &SmLoad::peak_resident), (PerSm{{{1, 1}}}))
+      << "SmLoad::peak_resident: [0, 100), [100, 200), [200, 300) never overlap: an end at t comes before a start at t";
+  RECORD_EQ(Each(s, &SmLoad::waves), (PerSm{{{1, 3}}})) << "SmLoad::waves";
 }
 
 TEST(Summary, PeakResidentIsTheMostBlocksAtOneInstant) {
@@ -98,14 +113,10 @@ TEST(Summary, PeakResidentIsTheMostBlocksAtOneInstant) {
       Block(0, 0, 0, 50), Block(1, 0, 10, 60), Block(2, 0, 20, 30), Block(3, 0, 40, 45),
       Block(4, 5, 0, 10), Block(5, 5, 10, 20), Block(6, 5, 5, 15),
   };
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  if (const SmLoad* load = FindSm(s, 0)) {
-    EXPECT_EQ(load->peak_resident, 3u) << "SM 0";
-  }
-  if (const SmLoad* load = FindSm(s, 5)) {
-    EXPECT_EQ(load->peak_resident, 2u) << "SM 5";
-  }
-  EXPECT_EQ(s.peak_resident, 3u) << "the grid's peak_resident is the largest of the SMs'";
+  RECORD_EQ(Each(s, &SmLoad::peak_resident), (PerSm{{{0, 3}, {5, 2}}})) << "SmLoad::peak_resident of each SM";
+  RECORD_EQ(s.peak_resident, 3u) << "TraceSummary::peak_resident: the largest of the SMs'";
 }
 
 TEST(Summary, ABlockTheTimerSawAsInstantStillCounts) {
@@ -115,15 +126,14 @@ TEST(Summary, ABlockTheTimerSawAsInstantStillCounts) {
       Block(0, 2, 0, 100), Block(1, 2, 50, 50),
       Block(2, 4, 70, 70),
   };
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  if (const SmLoad* load = FindSm(s, 2)) {
-    EXPECT_EQ(load->peak_resident, 2u) << "SM 2: [0, 100) holds [50, 51)";
-  }
-  if (const SmLoad* load = FindSm(s, 4)) {
-    EXPECT_EQ(load->peak_resident, 1u) << "SM 4: one instantaneous block";
-    EXPECT_EQ(load->waves, 1u) << "SM 4: one block, one wave (and no division by zero)";
-    EXPECT_EQ(load->busy_ns, 1u) << "SM 4: [70, 71) is 1 ns";
-  }
+  RECORD_EQ(Each(s, &SmLoad::peak_resident), (PerSm{{{2, 2}, {4, 1}}}))
+      << "SmLoad::peak_resident: a block whose end_ns equals its start_ns is resident over [start_ns, start_ns + 1)";
+  RECORD_EQ(Each(s, &SmLoad::waves), (PerSm{{{2, 1}, {4, 1}}}))
+      << "SmLoad::waves";
+  RECORD_EQ(Each(s, &SmLoad::busy_ns), (PerSm{{{2, 100}, {4, 1}}}))
+      << "SmLoad::busy_ns: a block whose end_ns equals its start_ns is resident for one nanosecond";
 }
 
 TEST(Summary, WavesAreBlocksOverPeakRoundedUpOnTheBusiestSm) {
@@ -142,14 +152,10 @@ TEST(Summary, WavesAreBlocksOverPeakRoundedUpOnTheBusiestSm) {
     trace.push_back(Block(id++, 1, t + 10, t + 90));
   }
   trace.push_back(Block(id++, 2, 0, 100));
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  const std::uint32_t expected[][2] = {{0, 3}, {1, 2}, {2, 1}};
-  for (const auto& [sm, waves] : expected) {
-    if (const SmLoad* load = FindSm(s, sm)) {
-      EXPECT_EQ(load->waves, waves) << "waves of SM " << sm;
-    }
-  }
-  EXPECT_EQ(s.waves, 3u) << "the grid's waves are the busiest SM's";
+  RECORD_EQ(Each(s, &SmLoad::waves), (PerSm{{{0, 3}, {1, 2}, {2, 1}}})) << "SmLoad::waves of each SM";
+  RECORD_EQ(s.waves, 3u) << "TraceSummary::waves: the busiest SM's";
 }
 
 TEST(Summary, TailRunsFromTheLastStartToTheLastEnd) {
@@ -160,17 +166,14 @@ TEST(Summary, TailRunsFromTheLastStartToTheLastEnd) {
       Block(0, 0, 100, 400), Block(1, 0, 20, 300), Block(2, 1, 50, 250),
       Block(3, 1, 700, 900), Block(4, 2, 10, 500), Block(5, 2, 600, 1000),
   };
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
   const TraceSummary s = Summarize(trace);
-  if (const SmLoad* load = FindSm(s, 0)) {
-    EXPECT_EQ(load->first_start_ns, 20u) << "first_start_ns of SM 0";
-    EXPECT_EQ(load->last_end_ns, 400u) << "last_end_ns of SM 0";
-  }
-  if (const SmLoad* load = FindSm(s, 1)) {
-    EXPECT_EQ(load->first_start_ns, 50u) << "first_start_ns of SM 1";
-    EXPECT_EQ(load->last_end_ns, 900u) << "last_end_ns of SM 1";
-  }
-  EXPECT_EQ(s.tail_ns, 300u) << "tail_ns = latest end_ns (1000) - latest start_ns (700)";
-  EXPECT_EQ(s.span_ns, 990u) << "span_ns = latest end_ns (1000) - earliest start_ns (10)";
+  RECORD_EQ(Each(s, &SmLoad::first_start_ns), (PerSm{{{0, 20}, {1, 50}, {2, 10}}}))
+      << "SmLoad::first_start_ns of each SM";
+  RECORD_EQ(Each(s, &SmLoad::last_end_ns), (PerSm{{{0, 400}, {1, 900}, {2, 1000}}}))
+      << "SmLoad::last_end_ns of each SM";
+  RECORD_EQ(s.tail_ns, 300u) << "TraceSummary::tail_ns: the latest end_ns minus the latest start_ns";
+  RECORD_EQ(s.span_ns, 990u) << "TraceSummary::span_ns: the latest end_ns minus the earliest start_ns";
 }
 
 TEST(Summary, BusyTimeCountsOverlapsOnceAndGapsNever) {
@@ -179,10 +182,10 @@ TEST(Summary, BusyTimeCountsOverlapsOnceAndGapsNever) {
   const std::vector<BlockRecord> trace = {
       Block(0, 3, 50, 120), Block(1, 3, 0, 100), Block(2, 3, 210, 220), Block(3, 3, 200, 250),
   };
-  const TraceSummary s = Summarize(trace);
-  if (const SmLoad* load = FindSm(s, 3)) {
-    EXPECT_EQ(load->busy_ns, 170u) << "the union of [0,100), [50,120), [200,250), [210,220) is 120 + 50 ns";
-  }
+  RECORD_SCOPE("summarize(" + Listing(trace) + ")");
+  RECORD_EQ(Each(Summarize(trace), &SmLoad::busy_ns), (PerSm{{{3, 170}}}))
+      << "SmLoad::busy_ns: the length of the union of the blocks' resident intervals (overlaps count once, gaps not "
+         "at all)";
 }
 
 TEST(Summary, BalanceIsFewestOverMostBlocks) {
@@ -192,10 +195,14 @@ TEST(Summary, BalanceIsFewestOverMostBlocks) {
   for (int k = 0; k < 4; ++k) trace.push_back(Block(id++, 0, 100 * k, 100 * k + 50));
   trace.push_back(Block(id++, 1, 0, 50));
   for (int k = 0; k < 2; ++k) trace.push_back(Block(id++, 2, 100 * k, 100 * k + 50));
-  EXPECT_DOUBLE_EQ(Summarize(trace).balance, 0.25) << "fewest blocks (1, SM 1) over most (4, SM 0)";
-
+  {
+    RECORD_SCOPE("summarize(" + Listing(trace) + ")");
+    RECORD_NEAR(Summarize(trace).balance, 0.25, 1e-12)
+        << "TraceSummary::balance: the fewest blocks an SM ran over the most";
+  }
   const std::vector<BlockRecord> even = {Block(0, 0, 0, 10), Block(1, 1, 0, 10), Block(2, 2, 5, 10)};
-  EXPECT_DOUBLE_EQ(Summarize(even).balance, 1.0) << "one block on each of three SMs";
+  RECORD_SCOPE("summarize(" + Listing(even) + ")");
+  RECORD_NEAR(Summarize(even).balance, 1.0, 1e-12) << "TraceSummary::balance: one block on each of three SMs";
 }
 
 TEST(Summary, SlotUtilizationComparesBlockTimeWithWhatTheSmsCouldHold) {
@@ -205,10 +212,15 @@ TEST(Summary, SlotUtilizationComparesBlockTimeWithWhatTheSmsCouldHold) {
   const std::vector<BlockRecord> trace = {
       Block(0, 0, 0, 100), Block(1, 0, 0, 100), Block(2, 1, 25, 75),
   };
-  EXPECT_DOUBLE_EQ(Summarize(trace).slot_utilization, 0.625);
-
+  {
+    RECORD_SCOPE("summarize(" + Listing(trace) + ")");
+    RECORD_NEAR(Summarize(trace).slot_utilization, 0.625, 1e-12)
+        << "TraceSummary::slot_utilization: the blocks' resident time over sms.size() x peak_resident x span_ns";
+  }
   const std::vector<BlockRecord> instant = {Block(0, 0, 5, 5), Block(1, 1, 5, 5)};
-  EXPECT_DOUBLE_EQ(Summarize(instant).slot_utilization, 1.0) << "span_ns is 0: slot_utilization is 1.0 by definition";
+  RECORD_SCOPE("summarize(" + Listing(instant) + ")");
+  RECORD_NEAR(Summarize(instant).slot_utilization, 1.0, 1e-12)
+      << "TraceSummary::slot_utilization when span_ns is 0";
 }
 
 TEST(Summary, DoesNotDependOnTheOrderOfTheRecords) {
@@ -220,38 +232,24 @@ TEST(Summary, DoesNotDependOnTheOrderOfTheRecords) {
     const std::uint64_t start = 1'000'000 + random() % 5000;
     trace.push_back(Block(b, random() % 7 * 3, start, start + random() % 400));
   }
+  RECORD_SCOPE("summarize(300 records of blocks on SMs 0, 3, 6, ..., 18 with random times), then summarize(the same "
+               "records shuffled)");
   const TraceSummary first = Summarize(trace);
   std::shuffle(trace.begin(), trace.end(), random);
   const TraceSummary second = Summarize(trace);
-  ASSERT_EQ(first.sms.size(), 7u) << "the trace uses SMs 0, 3, 6, ..., 18";
-  ASSERT_TRUE(testing::SameSequence(SmIds(first), SmIds(second))) << "the SMs, in order";
-  for (std::size_t i = 0; i < first.sms.size(); ++i) {
-    const SmLoad& a = first.sms[i];
-    const SmLoad& b = second.sms[i];
-    EXPECT_TRUE(a.blocks == b.blocks && a.peak_resident == b.peak_resident && a.waves == b.waves &&
-                a.first_start_ns == b.first_start_ns && a.last_end_ns == b.last_end_ns && a.busy_ns == b.busy_ns)
-        << "SM " << a.sm << " changed when the records were shuffled";
-  }
-  EXPECT_EQ(first.waves, second.waves);
-  EXPECT_EQ(first.tail_ns, second.tail_ns);
-  EXPECT_DOUBLE_EQ(first.slot_utilization, second.slot_utilization);
-  EXPECT_EQ(first.span_ns, second.span_ns);
+  RECORD_EQ(first.sms.size(), 7u) << "the number of SmLoads in the first summary";
+  // Both summaries are the learner's: how the second differs from the first
+  // is recorded in words ("expected" there is the first summary, "got" the second).
+  const std::string changed =
+      testing::check_value(testing::Check::equal, testing::encode(second), testing::encode(first), nullptr).explanation;
+  RECORD_EQ(changed, "") << "how the summary of the shuffled records differs from the first summary";
 }
 
 TEST(Summary, RejectsAnEmptyTraceAndABlockThatEndsBeforeItStarts) {
-  auto throws_invalid_argument = [](const std::vector<BlockRecord>& trace) -> ::testing::AssertionResult {
-    try {
-      summarize(trace);
-    } catch (const std::invalid_argument&) {
-      return ::testing::AssertionSuccess();
-    } catch (const std::exception& e) {
-      return ::testing::AssertionFailure() << "expected std::invalid_argument, got another exception: " << e.what();
-    }
-    return ::testing::AssertionFailure() << "expected std::invalid_argument, got a summary";
-  };
-  EXPECT_TRUE(throws_invalid_argument({})) << "an empty trace";
-  EXPECT_TRUE(throws_invalid_argument({Block(0, 0, 0, 10), Block(1, 0, 500, 499)}))
-      << "block 1 ends at 499 ns, before it starts at 500 ns";
+  RECORD_THROWS(summarize(std::vector<BlockRecord>{}), std::invalid_argument) << "summarize(no records)";
+  const std::vector<BlockRecord> backwards = {Block(0, 0, 0, 10), Block(1, 0, 500, 499)};
+  RECORD_THROWS(summarize(backwards), std::invalid_argument)
+      << "summarize(" << Listing(backwards) << "): block 1 ends at 499 ns, before it starts at 500 ns";
 }
 
 }  // namespace

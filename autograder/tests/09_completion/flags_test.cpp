@@ -5,82 +5,53 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include "completion.h"
+#include "flag_names.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 
 namespace launchlab::completion {
 namespace {
 
-std::string Flags(unsigned flags) {
-  std::string out;
-  auto add = [&](unsigned bit, const char* name) {
-    if (flags & bit) out += std::string(out.empty() ? "" : " | ") + name;
-  };
-  add(cudaDeviceScheduleSpin, "cudaDeviceScheduleSpin");
-  add(cudaDeviceScheduleYield, "cudaDeviceScheduleYield");
-  add(cudaDeviceScheduleBlockingSync, "cudaDeviceScheduleBlockingSync");
-  add(cudaDeviceMapHost, "cudaDeviceMapHost");
-  const unsigned known = cudaDeviceScheduleSpin | cudaDeviceScheduleYield | cudaDeviceScheduleBlockingSync | cudaDeviceMapHost;
-  if (flags & ~known) out += (out.empty() ? "" : " | ") + std::to_string(flags & ~known);
-  return out.empty() ? "0 (cudaDeviceScheduleAuto)" : out;
-}
+using completion_tests::DeviceFlags;
+using completion_tests::EventFlags;
+using completion_tests::documented_event_flags;
+using completion_tests::documented_schedule;
 
 TEST(WaitFlags, EachMethodRunsUnderItsSchedulingFlag) {
-  const std::pair<WaitMethod, unsigned> expected[] = {
-      {WaitMethod::StreamQuerySpin, cudaDeviceScheduleSpin},
-      {WaitMethod::StreamSyncSpin, cudaDeviceScheduleSpin},
-      {WaitMethod::StreamSyncYield, cudaDeviceScheduleYield},
-      {WaitMethod::StreamSyncBlocking, cudaDeviceScheduleBlockingSync},
-      {WaitMethod::EventSyncSpin, cudaDeviceScheduleSpin},
-      {WaitMethod::EventSyncBlocking, cudaDeviceScheduleSpin},
-  };
-  for (const auto& [method, flags] : expected) {
-    const unsigned got = schedule_flags(method);
-    EXPECT_EQ(got, flags) << method_name(method) << ": expected " << Flags(flags) << ", got " << Flags(got);
+  for (WaitMethod method : kWaitMethods) {
+    RECORD_EQ(DeviceFlags(schedule_flags(method)), DeviceFlags(documented_schedule(method)))
+        << "schedule_flags(WaitMethod for \"" << method_name(method) << "\")";
   }
 }
 
 TEST(WaitFlags, OnlyTheBlockingEventIsCreatedWithBlockingSync) {
   for (WaitMethod method : kWaitMethods) {
-    const unsigned expected =
-        cudaEventDisableTiming | (method == WaitMethod::EventSyncBlocking ? cudaEventBlockingSync : 0u);
-    const unsigned got = event_flags(method);
-    EXPECT_EQ(got, expected) << method_name(method) << ": expected event flags 0x" << std::hex << expected
-                             << " (cudaEventDisableTiming = 0x" << cudaEventDisableTiming
-                             << ", cudaEventBlockingSync = 0x" << cudaEventBlockingSync << "), got 0x" << got;
+    RECORD_EQ(EventFlags(event_flags(method)), EventFlags(documented_event_flags(method)))
+        << "event_flags(WaitMethod for \"" << method_name(method) << "\")";
   }
-}
-
-::testing::AssertionResult ThrowsInvalidArgument(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument&) {
-    return ::testing::AssertionSuccess();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "expected std::invalid_argument, got another exception: " << e.what()
-                                         << " (check the arguments before the first CUDA call)";
-  }
-  return ::testing::AssertionFailure() << "expected std::invalid_argument, got no exception";
 }
 
 TEST(Arguments, MeasureWaitsRejectsBadTrialsAndKernelTimes) {
-  EXPECT_TRUE(ThrowsInvalidArgument([] { measure_waits(WaitMethod::StreamSyncSpin, 0, 50'000); })) << "0 trials";
-  EXPECT_TRUE(ThrowsInvalidArgument([] { measure_waits(WaitMethod::StreamSyncSpin, -3, 50'000); })) << "-3 trials";
-  EXPECT_TRUE(ThrowsInvalidArgument([] { measure_waits(WaitMethod::StreamSyncSpin, 10, 9'999); }))
-      << "kernel_ns 9999, below 10000";
-  EXPECT_TRUE(ThrowsInvalidArgument([] { measure_waits(WaitMethod::StreamSyncSpin, 10, 1'000'000'001); }))
-      << "kernel_ns above one second";
+  // Checked before the first CUDA call: on a machine without a GPU too.
+  RECORD_THROWS(measure_waits(WaitMethod::StreamSyncSpin, 0, 50'000), std::invalid_argument)
+      << "measure_waits(stream-sync-spin, trials = 0, kernel_ns = 50000)";
+  RECORD_THROWS(measure_waits(WaitMethod::StreamSyncSpin, -3, 50'000), std::invalid_argument)
+      << "measure_waits(stream-sync-spin, trials = -3, kernel_ns = 50000)";
+  RECORD_THROWS(measure_waits(WaitMethod::StreamSyncSpin, 10, 9'999), std::invalid_argument)
+      << "measure_waits(stream-sync-spin, trials = 10, kernel_ns = 9999): below 10000";
+  RECORD_THROWS(measure_waits(WaitMethod::StreamSyncSpin, 10, 1'000'000'001), std::invalid_argument)
+      << "measure_waits(stream-sync-spin, trials = 10, kernel_ns = 1000000001): above one second";
 }
 
 TEST(Arguments, TimeCopiesRejectsAnEmptyCopyAndNoTrials) {
-  EXPECT_TRUE(ThrowsInvalidArgument([] { time_copies(HostMemory::Pinned, Direction::HostToDevice, 0, 5); }))
-      << "0 bytes";
-  EXPECT_TRUE(ThrowsInvalidArgument([] { time_copies(HostMemory::Pageable, Direction::DeviceToHost, 4096, 0); }))
-      << "0 trials";
+  RECORD_THROWS(time_copies(HostMemory::Pinned, Direction::HostToDevice, 0, 5), std::invalid_argument)
+      << "time_copies(Pinned, HostToDevice, bytes = 0, trials = 5)";
+  RECORD_THROWS(time_copies(HostMemory::Pageable, Direction::DeviceToHost, 4096, 0), std::invalid_argument)
+      << "time_copies(Pageable, DeviceToHost, bytes = 4096, trials = 0)";
 }
 
 }  // namespace

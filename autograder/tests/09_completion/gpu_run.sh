@@ -4,10 +4,13 @@
 #
 #   OUT=/some/folder autograder/tests/09_completion/gpu_run.sh
 #
-# It builds the lab in build/gpu-09_completion, runs every test of the
-# reference solution (GPU tests included) and of the starter (which must
-# fail), then measures with the solution (chapters/09_completion/
-# measure_completion.cpp linked against liblab_09_completion_solution.a):
+# It builds the lab in build/gpu-09_completion, runs every test, GPU tests
+# included: the reference program (the solution, checked against the
+# expected values) and the exercise programs of the solution and of the
+# starter, each with its transcript for the judge (the solution's must agree
+# with the reference's, the starter's must not). Then it measures with the
+# solution (chapters/09_completion/measure_completion.cpp linked against
+# liblab_09_completion_solution.a):
 # every way to wait, 1000 trials each in a process of its own, and copies of
 # 4 KiB to 1 GiB, pageable and pinned, both directions, 10 trials each.
 #
@@ -16,8 +19,9 @@
 #   $OUT/09_completion-data.tar  paths relative to the repository root:
 #     chapters/09_completion/data/waits.csv           commit (figure and numbers)
 #     chapters/09_completion/data/copies.csv          commit (figure and numbers)
-#     gpu-report/09_completion-solution.json          the solution's test report (not to commit)
-#     gpu-report/09_completion-starter.json           the starter's test report (not to commit)
+#     gpu-report/09_completion-reference.json         the reference program's test report (not to commit)
+#     gpu-report/09_completion-{reference,solution,starter}.jsonl
+#                                                     the three transcripts (not to commit)
 # Unpack with `tar -xf 09_completion-data.tar -C <repository>`, then redraw
 # the figures (chapters/09_completion/plot_completion.py says how).
 set -uo pipefail
@@ -34,6 +38,12 @@ methods="stream-query-spin stream-sync-spin stream-sync-yield stream-sync-blocki
 pack() { tar -C "$stage" -cf "$OUT/$slug-data.tar" . ; }
 trap pack EXIT
 
+transcript() {  # run a test program with its transcript in gpu-report/<slug>-<name>.jsonl
+  local name=$1
+  shift
+  LAUNCHLAB_TRANSCRIPT_FD=3 "$@" 3>"$stage/gpu-report/$slug-$name.jsonl"
+}
+
 run() {  # run a step, log it, keep going on failure
   echo "== $*"
   "$@"
@@ -49,14 +59,19 @@ run() {  # run a step, log it, keep going on failure
 
   run cmake -S "$root" -B "$build" -G Ninja -DLAUNCHLAB_LABS=$slug -DLAUNCHLAB_WITH_DOCS=OFF \
       -DCMAKE_BUILD_TYPE=Release || exit 1
-  run cmake --build "$build" --target lab_${slug}_solution test_${slug}_solution test_${slug} || exit 1
+  run cmake --build "$build" --target lab_${slug}_solution reference_${slug} test_${slug}_solution \
+      test_${slug} || exit 1
   run nvcc -std=c++20 -O2 -I "$root/labs/$slug" "$root/chapters/$slug/measure_completion.cpp" \
       "$build/labs/$slug/liblab_${slug}_solution.a" -o "$build/measure_completion" || exit 1
 
   mkdir -p "$stage/chapters/$slug/data" "$stage/gpu-report"
-  run "$build/tests/test_${slug}_solution" --gtest_output=json:"$stage/gpu-report/$slug-solution.json"
-  run "$build/tests/test_${slug}" --gtest_brief=1 --gtest_output=json:"$stage/gpu-report/$slug-starter.json"
-  echo "== (the starter is expected to fail)"
+  # The reference program checks the solution's records against the expected
+  # values itself; the exercise programs (the solution's and the starter's)
+  # only record, for the judge to compare with the reference's transcript.
+  run transcript reference "$build/tests/reference_${slug}" --gtest_output=json:"$stage/gpu-report/$slug-reference.json"
+  run transcript solution "$build/tests/test_${slug}_solution"
+  run transcript starter "$build/tests/test_${slug}" --gtest_brief=1
+  echo "== (judged against the reference's transcript, the starter is expected to fail)"
 
   m=$build/measure_completion
   waits=$stage/chapters/$slug/data/waits.csv

@@ -16,7 +16,10 @@
 #                                                           trip, its launch call and its wait; the steal time
 #                                latency_runs_h200.csv      the five latency runs (median, p10, p90, trials,
 #                                                           the lowest and highest median of a tenth of the run)
-#                                tests.json                 GoogleTest's results
+#                                tests.json                 GoogleTest's results of the reference program
+#                                reference.jsonl            its transcript
+#                                solution.jsonl             the exercise program's transcript (the solution as the
+#                                                           learner's files), to judge against reference.jsonl
 # The three CSV files belong in chapters/10_launch_overhead/data/.
 set -uo pipefail
 
@@ -35,7 +38,7 @@ status=0
 echo "== configure and build (solutions/ as the learner's tree)"
 cmake -S "$root" -B "$build" -G Ninja -DLAUNCHLAB_LABS=$slug -DLAUNCHLAB_LEARNER_TREE=solutions \
   -DLAUNCHLAB_WITH_SOLUTIONS=OFF -DLAUNCHLAB_WITH_DOCS=OFF -DCMAKE_BUILD_TYPE=Release || return 1
-cmake --build "$build" --target test_$slug lab_$slug || return 1
+cmake --build "$build" --target reference_$slug test_$slug lab_$slug || return 1
 nvcc -std=c++20 -O2 -arch=native -I "$root/labs/$slug" \
   "$root/autograder/tests/$slug/bench/launch_bench.cu" "$build/labs/$slug/liblab_$slug.a" \
   -o "$build/launch_bench" || return 1
@@ -51,7 +54,12 @@ echo "== GPU: ${gpu:-unknown}; CUDA $cuda"
 # threads on the core the measuring thread spins on.
 
 echo "== tests"
-"$build/tests/test_$slug" --gtest_output=json:"$data/tests.json" || status=1
+# The reference program checks the solution's records against the expected
+# values itself; the exercise program (here on the solution too) only
+# records, and its transcript must agree with the reference's.
+LAUNCHLAB_TRANSCRIPT_FD=3 "$build/tests/reference_$slug" --gtest_output=json:"$data/tests.json" \
+  3>"$data/reference.jsonl" || status=1
+LAUNCHLAB_TRANSCRIPT_FD=3 "$build/tests/test_$slug" 3>"$data/solution.jsonl" || status=1
 
 # Each run of launch_bench under a time limit, so that a run that hangs says
 # so instead of taking the machine's whole allowance with it.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "reference.h"
 
@@ -25,12 +26,11 @@ namespace {
 
 using launchlab::testing::median_of;
 
-// How far a learner's median may be from the reference's: launch costs drift
-// within a run (interleaved() below keeps the drift from counting against
-// the learner); a figure that measures the wrong thing (no wait, a wait per
-// launch, the graph built inside the trial, a timer around the wrong code)
-// is off by far more.
-constexpr double kTolerance = 0.25;
+// The learner's figures are recorded over the reference's, measured in the
+// same run, and compared with 1 within 0.25: launch costs drift within a run
+// (interleaved() below keeps the drift from counting against the learner); a
+// figure that measures the wrong thing (no wait, a wait per launch, the graph
+// built inside the trial, a timer around the wrong code) is off by far more.
 
 BenchConfig config(int items, int max_trials) {
   BenchConfig c;
@@ -68,66 +68,48 @@ Pair interleaved(const std::function<double()>& first, const std::function<doubl
   return {median_of(a), median_of(b), median_of(ratios)};
 }
 
-::testing::AssertionResult Within(double learner, double reference, const std::string& what) {
-  if (!(learner > 0)) {
-    return ::testing::AssertionFailure() << what << ": your median is " << learner
-                                         << " us; the reference measured " << reference << " us";
-  }
-  const double off = std::abs(learner - reference) / reference;
-  if (off > kTolerance) {
-    return ::testing::AssertionFailure() << what << ": your median is " << learner << " us, the reference's "
-                                         << reference << " us, " << static_cast<int>(off * 100 + 0.5)
-                                         << "% apart; allowed " << static_cast<int>(kTolerance * 100) << "%";
-  }
-  std::printf("  %s: yours %.3f us, reference %.3f us\n", what.c_str(), learner, reference);
-  return ::testing::AssertionSuccess();
-}
-
-// The learner's figure (first) against the reference (second), taken in turns.
-::testing::AssertionResult Within(const Pair& pair, const std::string& what) {
-  if (!(pair.first > 0)) {
-    return ::testing::AssertionFailure() << what << ": your median is " << pair.first
-                                         << " us; the reference measured " << pair.second << " us";
-  }
-  const double off = std::abs(pair.ratio - 1);
-  if (off > kTolerance) {
-    return ::testing::AssertionFailure()
-           << what << ": your median is " << pair.first << " us, the reference's " << pair.second
-           << " us; taking turns with it, yours was " << pair.ratio << " times the reference's (median of "
-           << kRounds << " rounds), " << static_cast<int>(off * 100 + 0.5) << "% apart; allowed "
-           << static_cast<int>(kTolerance * 100) << "%";
-  }
+// The learner's figures (first) against the reference's (second), taken in
+// turns: records that the learner's code ran, that its figure is above 0,
+// and the median of the rounds' ratios. What each side measured is printed.
+void RecordAgainstReference(const std::function<double()>& yours, const std::function<double()>& reference,
+                            const std::string& what) {
+  RECORD_SCOPE(what);
+  Pair pair;
+  RECORD_NO_THROW(pair = interleaved(yours, reference)) << "your measurement, taking turns with the reference's";
+  RECORD_GT(pair.first, 0.0) << "the median of your figures, in microseconds";
+  RECORD_NEAR(pair.ratio, 1.0, 0.25)
+      << "your figure over the reference's, round by round (the median of " << kRounds << " rounds)";
   std::printf("  %s: yours %.3f us, reference %.3f us, round by round yours was %.3f times the reference's\n",
               what.c_str(), pair.first, pair.second, pair.ratio);
-  return ::testing::AssertionSuccess();
+}
+
+// The median of a measurement, with whether it threw recorded (0 when it did).
+double Median(const std::function<Summary()>& measure, const std::string& call) {
+  double median = 0;
+  RECORD_NO_THROW(median = measure().median) << call;
+  return median;
 }
 
 void clear_errors() { cudaGetLastError(); }
+
+void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string("the test's own ") + call + " failed: " + cudaGetErrorString(status));
+  }
+}
 
 // ---- CPU: arguments are checked before any CUDA call --------------------------
 
 TEST(ParamLaunch, RejectsASizeNotInTheList) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{100}, std::size_t{32765}, std::size_t{65536}}) {
-    try {
-      (void)measure_param_launch(config(10, 50), bytes);
-      ADD_FAILURE() << "measure_param_launch(" << bytes << " bytes): expected std::invalid_argument, got no exception";
-    } catch (const std::invalid_argument&) {
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "measure_param_launch(" << bytes
-                    << " bytes): expected std::invalid_argument before any CUDA call, got: " << e.what();
-    }
+    RECORD_THROWS((void)measure_param_launch(config(10, 50), bytes), std::invalid_argument)
+        << "measure_param_launch(config, param_bytes = " << bytes << "), before any CUDA call";
   }
 }
 
 TEST(FirstLaunch, RejectsANullKernel) {
-  try {
-    (void)measure_first_launch(nullptr, config(1, 50));
-    ADD_FAILURE() << "measure_first_launch(nullptr): expected std::invalid_argument, got no exception";
-  } catch (const std::invalid_argument&) {
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "measure_first_launch(nullptr): expected std::invalid_argument before any CUDA call, got: "
-                  << e.what();
-  }
+  RECORD_THROWS((void)measure_first_launch(nullptr, config(1, 50)), std::invalid_argument)
+      << "measure_first_launch(nullptr, config), before any CUDA call";
 }
 
 // ---- GPU: the clocks ------------------------------------------------------------
@@ -136,37 +118,45 @@ TEST(EventTimer, TimesASpinKernelLikeTheRuntimesOwnEvents) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
   cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   cudaEvent_t a = nullptr, b = nullptr;
-  ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
-  ASSERT_EQ(cudaEventCreate(&b), cudaSuccess);
+  check(cudaEventCreate(&a), "cudaEventCreate");
+  check(cudaEventCreate(&b), "cudaEventCreate");
   constexpr unsigned long long kSpinNs = 200'000;
+  RECORD_SCOPE("EventTimer(stream) around a kernel that spins 200 us on the GPU, 5 times, taking turns with a pair "
+               "of the runtime's own events around the same kernel");
   std::vector<double> yours, theirs;
-  {
+  // The runtime's own events around the same kernel, right after each of yours.
+  auto runtime_events_us = [&] {
+    check(cudaEventRecord(a, stream), "cudaEventRecord");
+    reference::launch_spin(stream, kSpinNs);
+    check(cudaEventRecord(b, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    return ms * 1000.0;
+  };
+  // Five rounds: your EventTimer around the kernel, then the runtime's events around it.
+  auto take_turns = [&] {
     EventTimer timer(stream);
     for (int i = 0; i < 5; ++i) {
       timer.start();
       reference::launch_spin(stream, kSpinNs);
       yours.push_back(timer.stop_us());
-
-      ASSERT_EQ(cudaEventRecord(a, stream), cudaSuccess);
-      reference::launch_spin(stream, kSpinNs);
-      ASSERT_EQ(cudaEventRecord(b, stream), cudaSuccess);
-      ASSERT_EQ(cudaEventSynchronize(b), cudaSuccess);
-      float ms = 0;
-      ASSERT_EQ(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
-      theirs.push_back(ms * 1000.0);
+      theirs.push_back(runtime_events_us());
     }
-  }
-  std::sort(yours.begin(), yours.end());
-  std::sort(theirs.begin(), theirs.end());
-  const double mine = yours[2], ref = theirs[2];
-  EXPECT_GE(mine, 190.0) << "the kernel spins for 200 us on the GPU; your EventTimer read " << mine << " us";
-  EXPECT_LE(std::abs(mine - ref), std::max(0.1 * ref, 5.0))
-      << "your EventTimer read " << mine << " us (median of 5), the runtime's events " << ref << " us";
+  };
+  RECORD_NO_THROW(take_turns());
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   cudaStreamDestroy(stream);
+  RECORD_EQ(yours.size(), 5u) << "the times your EventTimer read";
+  RECORD_REQUIRE(yours.size() == 5 && theirs.size() == 5);
+  const double mine = median_of(yours);
+  RECORD_GE(mine, 190.0) << "the median your EventTimer read, in microseconds: the kernel spins 200 us on the GPU";
+  const double mine_over_runtime = mine / median_of(theirs);
+  RECORD_NEAR(mine_over_runtime, 1.0, 0.1)
+      << "the median your EventTimer read over the median the runtime's events read";
 }
 
 // ---- GPU: the figures against the reference --------------------------------------
@@ -174,18 +164,18 @@ TEST(EventTimer, TimesASpinKernelLikeTheRuntimesOwnEvents) {
 TEST(LaunchLatency, MatchesTheReferenceWithin25Percent) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const Pair pair = interleaved([] { return measure_launch_latency(config(1, 600), Clock::host).median; },
-                                [] { return reference::latency_us(500); });
-  EXPECT_TRUE(Within(pair, "launch + synchronize"));
+  RecordAgainstReference([] { return measure_launch_latency(config(1, 600), Clock::host).median; },
+                         [] { return reference::latency_us(500); },
+                         "measure_launch_latency(config, Clock::host): launch + synchronize");
 }
 
 TEST(LaunchThroughput, MatchesTheReferenceWithin25Percent) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const Pair pair =
-      interleaved([] { return measure_launch_throughput(config(1000, 60), Clock::host).median; },
-                  [] { return reference::throughput_us(1000, 30); });
-  EXPECT_TRUE(Within(pair, "back-to-back launches, per launch"));
+  RecordAgainstReference([] { return measure_launch_throughput(config(1000, 60), Clock::host).median; },
+                         [] { return reference::throughput_us(1000, 30); },
+                         "measure_launch_throughput(config with 1000 launches per trial, Clock::host): back-to-back "
+                         "launches, per launch");
 }
 
 TEST(LaunchThroughput, EventClockAgreesWithTheHostClock) {
@@ -193,29 +183,29 @@ TEST(LaunchThroughput, EventClockAgreesWithTheHostClock) {
   clear_errors();
   // A trial of 1000 launches keeps the GPU waiting for the host: between the
   // two events the GPU sees the host's pace, so both clocks must agree.
-  const Pair pair =
-      interleaved([] { return measure_launch_throughput(config(1000, 60), Clock::cuda_events).median; },
-                  [] { return measure_launch_throughput(config(1000, 60), Clock::host).median; });
-  EXPECT_TRUE(Within(pair, "back-to-back launches timed by CUDA events, against your host clock"));
+  RecordAgainstReference(
+      [] { return measure_launch_throughput(config(1000, 60), Clock::cuda_events).median; },
+      [] { return measure_launch_throughput(config(1000, 60), Clock::host).median; },
+      "measure_launch_throughput(config with 1000 launches per trial, Clock::cuda_events), against the same with "
+      "Clock::host (here the 'reference' is your host clock)");
 }
 
 TEST(GraphLaunch, MatchesTheReferenceWithin25Percent) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const Pair pair =
-      interleaved([] { return measure_graph_launch(config(100, 400), Clock::host).median; },
-                  [] { return reference::graph_per_kernel_us(100, 60); });
-  EXPECT_TRUE(Within(pair, "a graph of 100 kernels, per kernel"));
+  RecordAgainstReference([] { return measure_graph_launch(config(100, 400), Clock::host).median; },
+                         [] { return reference::graph_per_kernel_us(100, 60); },
+                         "measure_graph_launch(config with 100 kernels per graph, Clock::host): per kernel");
 }
 
 TEST(ParamLaunch, MatchesTheReferenceAtEverySize) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
   for (std::size_t bytes : kParamSizes) {
-    const Pair pair =
-        interleaved([bytes] { return measure_param_launch(config(200, 40), bytes).median; },
-                    [bytes] { return reference::param_us(bytes, 200, 30); });
-    EXPECT_TRUE(Within(pair, "a " + std::to_string(bytes) + "-byte parameter, per launch"));
+    RecordAgainstReference([bytes] { return measure_param_launch(config(200, 40), bytes).median; },
+                           [bytes] { return reference::param_us(bytes, 200, 30); },
+                           "measure_param_launch(config with 200 launches per trial, param_bytes = " +
+                               std::to_string(bytes) + "): per launch");
   }
 }
 
@@ -224,30 +214,39 @@ TEST(ParamLaunch, MatchesTheReferenceAtEverySize) {
 TEST(LaunchRelations, LatencyIsAboveTheCostPerLaunchOfThroughput) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const double latency = measure_launch_latency(config(1, 3000), Clock::host).median;
-  const double per_launch = measure_launch_throughput(config(1000, 200), Clock::host).median;
-  EXPECT_GT(latency, per_launch) << "one launch and wait took " << latency
-                                 << " us, but back-to-back launches cost " << per_launch
-                                 << " us each: a round trip cannot be cheaper than a launch that does not wait";
+  const double latency = Median([] { return measure_launch_latency(config(1, 3000), Clock::host); },
+                                "measure_launch_latency(config, Clock::host)");
+  const double per_launch = Median([] { return measure_launch_throughput(config(1000, 200), Clock::host); },
+                                   "measure_launch_throughput(config with 1000 launches per trial, Clock::host)");
+  const double latency_over_per_launch = latency / per_launch;
+  RECORD_GT(latency_over_per_launch, 1.0)
+      << "the median of one launch and wait over the median cost of a back-to-back launch: a round trip cannot be "
+         "cheaper than a launch that does not wait";
 }
 
 TEST(LaunchRelations, GraphCostsLessPerKernelThanAStreamLaunch) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const double graph = measure_graph_launch(config(100, 2000), Clock::host).median;
-  const double stream = measure_launch_throughput(config(1000, 200), Clock::host).median;
-  EXPECT_LT(graph, stream) << "a kernel in a graph cost " << graph << " us, a launch on a stream " << stream
-                           << " us: one graph launch should submit many kernels for the price of one";
+  const double graph = Median([] { return measure_graph_launch(config(100, 2000), Clock::host); },
+                              "measure_graph_launch(config with 100 kernels per graph, Clock::host)");
+  const double stream = Median([] { return measure_launch_throughput(config(1000, 200), Clock::host); },
+                               "measure_launch_throughput(config with 1000 launches per trial, Clock::host)");
+  const double graph_over_stream = graph / stream;
+  RECORD_LT(graph_over_stream, 1.0)
+      << "the median cost of a kernel in a graph over that of a launch on a stream: one graph launch should submit "
+         "many kernels for the price of one";
 }
 
 TEST(LaunchRelations, LargestParameterCostsMoreThanNone) {
   LAUNCHLAB_REQUIRE_GPU();
   clear_errors();
-  const Pair pair = interleaved([] { return measure_param_launch(config(200, 40), 32764).median; },
-                                [] { return measure_param_launch(config(200, 40), 0).median; });
-  EXPECT_GT(pair.ratio, 1.0) << "launches with 32,764 bytes of parameters cost " << pair.first
-                             << " us each, launches without any " << pair.second << " us (medians of "
-                             << kRounds << " rounds; round by round, " << pair.ratio << " times as much)";
+  Pair pair;
+  RECORD_NO_THROW(pair = interleaved([] { return measure_param_launch(config(200, 40), 32764).median; },
+                                     [] { return measure_param_launch(config(200, 40), 0).median; }))
+      << "measure_param_launch(config with 200 launches per trial, 32764 bytes), taking turns with the same with 0 "
+         "bytes";
+  RECORD_GT(pair.ratio, 1.0) << "the cost of a launch with 32,764 bytes of parameters over that of one without any, "
+                             << "round by round (the median of " << kRounds << " rounds)";
 }
 
 TEST(FirstLaunch, IsSlowerThanTheLaunchesAfterIt) {
@@ -257,14 +256,20 @@ TEST(FirstLaunch, IsSlowerThanTheLaunchesAfterIt) {
   if (loading != nullptr && std::string(loading) == "EAGER") {
     GTEST_SKIP() << "CUDA_MODULE_LOADING=EAGER loads every kernel at start-up; this test needs lazy loading";
   }
-  const FirstLaunch result = measure_first_launch(reference::never_launched_kernel(), config(1, 3000));
+  RECORD_SCOPE("measure_first_launch(a kernel this process has not launched before, config)");
+  FirstLaunch result;
+  RECORD_NO_THROW(result = measure_first_launch(reference::never_launched_kernel(), config(1, 3000)));
   const double ref_later = reference::latency_us(2000);
   std::printf("  first launch and wait %.3f us, later ones %.3f us (reference %.3f us)\n", result.first_us,
               result.later.median, ref_later);
-  EXPECT_GT(result.first_us, result.later.median)
-      << "the first launch of a kernel loads it onto the GPU (lazy loading); it took " << result.first_us
-      << " us against " << result.later.median << " us for the later ones. Run this test once per process.";
-  EXPECT_TRUE(Within(result.later.median, ref_later, "launches after the first, with their wait"));
+  const double first_over_later = result.first_us / result.later.median;
+  RECORD_GT(first_over_later, 1.0)
+      << "first_us over later.median: the first launch of a kernel loads it onto the GPU (lazy loading). Run this "
+         "test once per process.";
+  RECORD_GT(result.later.median, 0.0) << "later.median, in microseconds";
+  const double later_over_reference = result.later.median / ref_later;
+  RECORD_NEAR(later_over_reference, 1.0, 0.25)
+      << "later.median over the reference's latency of a launch and its wait, measured right after";
 }
 
 }  // namespace

@@ -2,91 +2,91 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "documented_limits.h"
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "occupancy.h"
 
 namespace launchlab::occupancy {
 namespace {
 
-using launchlab::testing::SameSequence;
+// The architectures the lab documents.
+constexpr int kArchitectures[] = {80, 86, 89, 90, 100, 120};
 
-// Calls arch_limits and turns an exception into a failure that names the architecture.
-::testing::AssertionResult Limits(int sm, ArchLimits& out) {
-  try {
-    out = arch_limits(sm);
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "arch_limits(" << sm << ") threw: " << e.what();
+// For each documented architecture: arch_limits(sm), with whether it threw
+// and the sm it answers for recorded, then record_fields(sm, limits). Stops
+// at the first architecture it throws for.
+template <class RecordFields>
+void ForEachArchitecture(RecordFields record_fields) {
+  for (int sm : kArchitectures) {
+    RECORD_SCOPE("arch_limits(" + std::to_string(sm) + ")");
+    std::optional<ArchLimits> got;
+    RECORD_NO_THROW(got = arch_limits(sm));
+    RECORD_REQUIRE(got.has_value());
+    RECORD_EQ(got->sm, sm) << "sm";
+    record_fields(sm, *got);
   }
-  if (out.sm != sm) {
-    return ::testing::AssertionFailure() << "arch_limits(" << sm << ").sm is " << out.sm;
-  }
-  return ::testing::AssertionSuccess();
+}
+
+// One number of ArchLimits, and what it means.
+struct Field {
+  int ArchLimits::*member;
+  const char* name;
+};
+
+// Records the fields of arch_limits(sm) against the documented limits, for
+// each documented architecture.
+void RecordFields(std::initializer_list<Field> fields) {
+  ForEachArchitecture([&]([[maybe_unused]] int sm, const ArchLimits& got) {
+    for (const Field& field : fields) RECORD_EQ(got.*field.member, documented::limits(sm).*field.member) << field.name;
+  });
 }
 
 TEST(ArchLimits, ThreadsWarpsAndBlocksPerSm) {
-  for (const documented::Row& row : documented::rows()) {
-    ArchLimits got;
-    ASSERT_TRUE(Limits(row.sm, got));
-    const ArchLimits want = documented::limits(row.sm);
-    SCOPED_TRACE("sm_" + std::to_string(row.sm));
-    EXPECT_EQ(got.warp_size, want.warp_size);
-    EXPECT_EQ(got.max_threads_per_block, want.max_threads_per_block);
-    EXPECT_EQ(got.max_threads_per_sm, want.max_threads_per_sm) << "resident threads per SM";
-    EXPECT_EQ(got.max_warps_per_sm, want.max_warps_per_sm) << "resident warps per SM";
-    EXPECT_EQ(got.max_blocks_per_sm, want.max_blocks_per_sm) << "resident blocks per SM";
-  }
+  RecordFields({
+      {&ArchLimits::warp_size, "warp_size"},
+      {&ArchLimits::max_threads_per_block, "max_threads_per_block"},
+      {&ArchLimits::max_threads_per_sm, "max_threads_per_sm: resident threads per SM"},
+      {&ArchLimits::max_warps_per_sm, "max_warps_per_sm: resident warps per SM"},
+      {&ArchLimits::max_blocks_per_sm, "max_blocks_per_sm: resident blocks per SM"},
+  });
 }
 
 TEST(ArchLimits, RegisterFileAndItsAllocation) {
-  for (const documented::Row& row : documented::rows()) {
-    ArchLimits got;
-    ASSERT_TRUE(Limits(row.sm, got));
-    const ArchLimits want = documented::limits(row.sm);
-    SCOPED_TRACE("sm_" + std::to_string(row.sm));
-    EXPECT_EQ(got.registers_per_sm, want.registers_per_sm) << "64 K 32-bit registers per SM";
-    EXPECT_EQ(got.max_registers_per_block, want.max_registers_per_block);
-    EXPECT_EQ(got.max_registers_per_thread, want.max_registers_per_thread);
-    EXPECT_EQ(got.register_allocation_unit, want.register_allocation_unit) << "registers per warp come in units of";
-    EXPECT_EQ(got.register_file_partitions, want.register_file_partitions) << "one part per warp scheduler";
-  }
+  RecordFields({
+      {&ArchLimits::registers_per_sm, "registers_per_sm: 32-bit registers in one SM's register file"},
+      {&ArchLimits::max_registers_per_block, "max_registers_per_block"},
+      {&ArchLimits::max_registers_per_thread, "max_registers_per_thread"},
+      {&ArchLimits::register_allocation_unit, "register_allocation_unit: a warp's registers come in multiples of it"},
+      {&ArchLimits::register_file_partitions, "register_file_partitions: one part per warp scheduler"},
+  });
 }
 
 TEST(ArchLimits, SharedMemoryPerSmAndPerBlock) {
-  for (const documented::Row& row : documented::rows()) {
-    ArchLimits got;
-    ASSERT_TRUE(Limits(row.sm, got));
-    const ArchLimits want = documented::limits(row.sm);
-    SCOPED_TRACE("sm_" + std::to_string(row.sm));
-    EXPECT_EQ(got.max_shared_per_sm, want.max_shared_per_sm) << "bytes, the largest capacity";
-    EXPECT_EQ(got.max_shared_per_block, want.max_shared_per_block) << "bytes without opting in";
-    EXPECT_EQ(got.max_shared_per_block_optin, want.max_shared_per_block_optin) << "bytes after opting in";
-    EXPECT_EQ(got.reserved_shared_per_block, want.reserved_shared_per_block) << "bytes the driver keeps per block";
-    EXPECT_EQ(got.shared_allocation_unit, want.shared_allocation_unit);
-  }
+  RecordFields({
+      {&ArchLimits::max_shared_per_sm, "max_shared_per_sm: bytes, the largest capacity"},
+      {&ArchLimits::max_shared_per_block, "max_shared_per_block: bytes without opting in"},
+      {&ArchLimits::max_shared_per_block_optin, "max_shared_per_block_optin: bytes after opting in"},
+      {&ArchLimits::reserved_shared_per_block, "reserved_shared_per_block: bytes the driver keeps per block"},
+      {&ArchLimits::shared_allocation_unit, "shared_allocation_unit"},
+  });
 }
 
 TEST(ArchLimits, SharedMemoryCapacitiesOfTheCarveout) {
-  for (const documented::Row& row : documented::rows()) {
-    ArchLimits got;
-    ASSERT_TRUE(Limits(row.sm, got));
-    EXPECT_TRUE(SameSequence(row.capacities_kib, got.shared_capacities_kib))
-        << "sm_" << row.sm << ": the capacities (KiB) one SM's shared memory can be set to, ascending";
-  }
+  ForEachArchitecture([]([[maybe_unused]] int sm, const ArchLimits& got) {
+    RECORD_EQ(got.shared_capacities_kib, documented::limits(sm).shared_capacities_kib)
+        << "shared_capacities_kib: the capacities (KiB) one SM's shared memory can be set to, ascending";
+  });
 }
 
 TEST(ArchLimits, RejectsAnArchitectureItDoesNotKnow) {
   for (int sm : {0, 70, 75, 87, 91, 101, 121}) {
-    try {
-      (void)arch_limits(sm);
-      ADD_FAILURE() << "arch_limits(" << sm << "): expected std::invalid_argument, got no exception";
-    } catch (const std::invalid_argument&) {
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "arch_limits(" << sm << "): expected std::invalid_argument, got: " << e.what();
-    }
+    RECORD_THROWS((void)arch_limits(sm), std::invalid_argument) << "arch_limits(" << sm << ")";
   }
 }
 

@@ -12,8 +12,11 @@
 #   11_occupancy-data.tar  occupancy_sm90.csv   -> autograder/tests/11_occupancy/fixtures/
 #                          vadd_tuning_h200.csv  -> chapters/11_occupancy/data/
 #                          heavy_tuning_h200.csv -> chapters/11_occupancy/data/
-#                          tests.json            GoogleTest's results (before the table existed)
-#                          tests_with_table.json GoogleTest's results with the new table in place
+#                          tests.json            the reference program's results (before the table existed)
+#                          reference.jsonl       its transcript
+#                          solution.jsonl        the exercise program's transcript (the solution as the learner's
+#                                                files), to judge against reference.jsonl
+#                          tests_with_table.json the reference program's results with the new table in place
 set -uo pipefail
 
 slug=11_occupancy
@@ -30,7 +33,7 @@ status=0
 echo "== configure and build (solutions/ as the learner's tree)"
 cmake -S "$root" -B "$build" -G Ninja -DLAUNCHLAB_LABS=$slug -DLAUNCHLAB_LEARNER_TREE=solutions \
   -DLAUNCHLAB_WITH_SOLUTIONS=OFF -DLAUNCHLAB_WITH_DOCS=OFF -DCMAKE_BUILD_TYPE=Release || return 1
-cmake --build "$build" --target test_$slug lab_$slug || return 1
+cmake --build "$build" --target reference_$slug test_$slug lab_$slug || return 1
 nvcc -std=c++20 -O2 -arch=native -I "$root/autograder/tests/$slug" \
   "$root/autograder/tests/$slug/tools/occupancy_table.cu" -o "$build/occupancy_table" || return 1
 nvcc -std=c++20 -O2 -arch=native -I "$root/labs/$slug" \
@@ -42,7 +45,12 @@ cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 echo "== GPU: ${gpu:-unknown}; CUDA $cuda"
 
 echo "== tests"
-"$build/tests/test_$slug" --gtest_output=json:"$data/tests.json" || status=1
+# The reference program checks the solution's records against the expected
+# values itself; the exercise program (here on the solution too) only
+# records, and its transcript must agree with the reference's.
+LAUNCHLAB_TRANSCRIPT_FD=3 "$build/tests/reference_$slug" --gtest_output=json:"$data/tests.json" \
+  3>"$data/reference.jsonl" || status=1
+LAUNCHLAB_TRANSCRIPT_FD=3 "$build/tests/test_$slug" 3>"$data/solution.jsonl" || status=1
 
 echo "== the occupancy table (occupancy_table 600)"
 {
@@ -56,7 +64,8 @@ fixture="$root/autograder/tests/$slug/fixtures/occupancy_sm90.csv"
 had_fixture=0
 [[ -f "$fixture" ]] && had_fixture=1 && cp "$fixture" "$data/occupancy_sm90.previous.csv"
 cp "$data/occupancy_sm90.csv" "$fixture"
-"$build/tests/test_$slug" --gtest_filter='OccupancyTable.*' --gtest_output=json:"$data/tests_with_table.json" || status=1
+"$build/tests/reference_$slug" --gtest_filter='OccupancyTable.*' --gtest_output=json:"$data/tests_with_table.json" \
+  || status=1
 if ((had_fixture)); then cp "$data/occupancy_sm90.previous.csv" "$fixture"; else rm -f "$fixture"; fi
 rm -f "$data/occupancy_sm90.previous.csv"
 

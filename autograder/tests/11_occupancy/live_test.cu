@@ -7,25 +7,30 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "launchlab/record.h"
 #include "launchlab/testing.h"
+#include "occupancy_records.h"
 #include "occupancy.h"
 #include "probe_kernels.cuh"
 
 namespace launchlab::occupancy {
 namespace {
 
-// The architecture of the current device, or a reason to skip.
-bool current_sm(int& sm, cudaDeviceProp& prop, std::string& why) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-    why = "cudaGetDeviceProperties failed";
+// The architecture of the current device (10 * major + minor), or a reason to skip.
+bool current_sm(int& sm, std::string& why) {
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    why = "cannot ask the runtime for the device's compute capability";
     return false;
   }
-  sm = prop.major * 10 + prop.minor;
+  sm = major * 10 + minor;
   for (int known : {80, 86, 89, 90, 100, 120}) {
     if (sm == known) return true;
   }
@@ -33,54 +38,81 @@ bool current_sm(int& sm, cudaDeviceProp& prop, std::string& why) {
   return false;
 }
 
+// The current device's properties: the truth arch_limits() is compared with.
+[[maybe_unused]] cudaDeviceProp device_properties() {
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    throw std::runtime_error("cudaGetDeviceProperties failed");
+  }
+  return prop;
+}
+
+// arch_limits(sm), with whether it threw recorded.
+std::optional<ArchLimits> Limits(int sm) {
+  std::optional<ArchLimits> limits;
+  RECORD_NO_THROW(limits = arch_limits(sm)) << "arch_limits(" << sm << ")";
+  return limits;
+}
+
 TEST(OccupancyLive, ArchLimitsMatchTheDevicesProperties) {
   LAUNCHLAB_REQUIRE_GPU();
   int sm = 0;
-  cudaDeviceProp prop{};
   std::string why;
-  if (!current_sm(sm, prop, why)) GTEST_SKIP() << why;
-  ArchLimits a;
-  try {
-    a = arch_limits(sm);
-  } catch (const std::exception& e) {
-    FAIL() << "arch_limits(" << sm << ") threw: " << e.what();
-  }
-  SCOPED_TRACE(std::string(prop.name) + ", sm_" + std::to_string(sm) + ": cudaDeviceProp against arch_limits");
-  EXPECT_EQ(a.warp_size, prop.warpSize) << "warpSize";
-  EXPECT_EQ(a.max_threads_per_block, prop.maxThreadsPerBlock) << "maxThreadsPerBlock";
-  EXPECT_EQ(a.max_threads_per_sm, prop.maxThreadsPerMultiProcessor) << "maxThreadsPerMultiProcessor";
-  EXPECT_EQ(a.max_blocks_per_sm, prop.maxBlocksPerMultiProcessor) << "maxBlocksPerMultiProcessor";
-  EXPECT_EQ(a.registers_per_sm, prop.regsPerMultiprocessor) << "regsPerMultiprocessor";
-  EXPECT_EQ(a.max_registers_per_block, prop.regsPerBlock) << "regsPerBlock";
-  EXPECT_EQ(static_cast<std::size_t>(a.max_shared_per_sm), prop.sharedMemPerMultiprocessor)
-      << "sharedMemPerMultiprocessor";
-  EXPECT_EQ(static_cast<std::size_t>(a.max_shared_per_block), prop.sharedMemPerBlock) << "sharedMemPerBlock";
-  EXPECT_EQ(static_cast<std::size_t>(a.max_shared_per_block_optin), prop.sharedMemPerBlockOptin)
-      << "sharedMemPerBlockOptin";
-  EXPECT_EQ(static_cast<std::size_t>(a.reserved_shared_per_block), prop.reservedSharedMemPerBlock)
-      << "reservedSharedMemPerBlock";
+  if (!current_sm(sm, why)) GTEST_SKIP() << why;
+  const std::optional<ArchLimits> a = Limits(sm);
+  RECORD_REQUIRE(a.has_value());
+  RECORD_SCOPE("arch_limits(" + std::to_string(sm) + ") against cudaGetDeviceProperties of this GPU");
+  RECORD_EQ(a->warp_size, device_properties().warpSize) << "warp_size: warpSize";
+  RECORD_EQ(a->max_threads_per_block, device_properties().maxThreadsPerBlock)
+      << "max_threads_per_block: maxThreadsPerBlock";
+  RECORD_EQ(a->max_threads_per_sm, device_properties().maxThreadsPerMultiProcessor)
+      << "max_threads_per_sm: maxThreadsPerMultiProcessor";
+  RECORD_EQ(a->max_blocks_per_sm, device_properties().maxBlocksPerMultiProcessor)
+      << "max_blocks_per_sm: maxBlocksPerMultiProcessor";
+  RECORD_EQ(a->registers_per_sm, device_properties().regsPerMultiprocessor)
+      << "registers_per_sm: regsPerMultiprocessor";
+  RECORD_EQ(a->max_registers_per_block, device_properties().regsPerBlock) << "max_registers_per_block: regsPerBlock";
+  RECORD_EQ(a->max_shared_per_sm, device_properties().sharedMemPerMultiprocessor)
+      << "max_shared_per_sm: sharedMemPerMultiprocessor";
+  RECORD_EQ(a->max_shared_per_block, device_properties().sharedMemPerBlock)
+      << "max_shared_per_block: sharedMemPerBlock";
+  RECORD_EQ(a->max_shared_per_block_optin, device_properties().sharedMemPerBlockOptin)
+      << "max_shared_per_block_optin: sharedMemPerBlockOptin";
+  RECORD_EQ(a->reserved_shared_per_block, device_properties().reservedSharedMemPerBlock)
+      << "reserved_shared_per_block: reservedSharedMemPerBlock";
 }
 
-// Compares the calculator with the runtime on the configurations with (or
-// without) a carveout preference among 400 random ones.
-void ExpectLiveRows(bool with_carveout) {
+// A sample as a failure names it: the probe, its resources and launch.
+std::string Described(const probes::Sample& s) {
+  return s.kernel + " (" + std::to_string(s.registers) + " registers, " + std::to_string(s.static_shared) +
+         " B static, max dynamic " + std::to_string(s.max_dynamic_shared) + " B) <<<block " +
+         std::to_string(s.block_size) + ", " + std::to_string(s.dynamic_shared) + " B>>>, carveout " +
+         std::to_string(s.carveout);
+}
+
+// The runtime's answer for a sample, as records::active_blocks() writes it.
+[[maybe_unused]] std::string RuntimeAnswer(probes::Sample s) {
+  probes::ask_runtime(s);
+  if (s.status != cudaSuccess) return std::string("the runtime refused: ") + cudaGetErrorName(s.status);
+  return records::active_blocks(s.api_blocks);
+}
+
+// Records the calculator's answers against the runtime's on the
+// configurations with (or without) a carveout preference among 400 random ones.
+void RecordLiveRows(bool with_carveout) {
   int sm = 0;
-  cudaDeviceProp prop{};
   std::string why;
-  if (!current_sm(sm, prop, why)) GTEST_SKIP() << why;
-  ArchLimits arch;
-  try {
-    arch = arch_limits(sm);
-  } catch (const std::exception& e) {
-    FAIL() << "arch_limits(" << sm << ") threw: " << e.what();
-  }
-  const auto samples = probes::sample_runtime(20261130u, 400);
-  int compared = 0, refused = 0, unlaunchable = 0, mismatches = 0;
-  std::ostringstream first;
+  if (!current_sm(sm, why)) GTEST_SKIP() << why;
+  const std::optional<ArchLimits> arch = Limits(sm);
+  RECORD_REQUIRE(arch.has_value());
+  const std::vector<probes::Sample> samples = probes::sample_configurations(20261130u, 400);
+  int set_up_failed = 0, unlaunchable = 0;
+  std::vector<const probes::Sample*> compared;
   for (const probes::Sample& s : samples) {
     if ((s.carveout >= 0) != with_carveout) continue;
-    if (s.api_blocks < 0) {
-      ++refused;
+    if (s.status != cudaSuccess) {
+      ++set_up_failed;
       continue;
     }
     // Dynamic shared memory above the kernel's maxDynamicSharedSizeBytes (as
@@ -96,45 +128,42 @@ void ExpectLiveRows(bool with_carveout) {
       ++unlaunchable;
       continue;
     }
-    KernelResources k;
-    k.registers_per_thread = s.registers;
-    k.static_shared_bytes = s.static_shared;
-    k.max_dynamic_shared_bytes = s.max_dynamic_shared;
-    LaunchShape l;
-    l.block_size = s.block_size;
-    l.dynamic_shared_bytes = s.dynamic_shared;
-    l.carveout_percent = s.carveout;
-    int yours = -1;
-    try {
-      yours = compute_occupancy(arch, k, l).active_blocks;
-    } catch (const std::exception& e) {
-      FAIL() << s.kernel << ": compute_occupancy threw: " << e.what();
-    }
-    ++compared;
-    if (yours != s.api_blocks && mismatches++ < 8) {
-      first << "\n  " << s.kernel << " (" << s.registers << " registers, " << s.static_shared
-            << " B static, max dynamic " << s.max_dynamic_shared << " B) <<<block " << s.block_size << ", "
-            << s.dynamic_shared << " B>>>, carveout " << s.carveout << ": the runtime says " << s.api_blocks
-            << ", you " << yours;
-    }
+    compared.push_back(&s);
   }
-  std::printf("  %d configurations compared, %d refused by the runtime, %d left out (dynamic shared memory above "
-              "the kernel's maximum)\n",
-              compared, refused, unlaunchable);
-  ASSERT_GT(compared, 100) << "the runtime refused " << refused << " configurations";
-  EXPECT_EQ(mismatches, 0) << mismatches << " of " << compared
-                           << " configurations differ from cudaOccupancyMaxActiveBlocksPerMultiprocessor; the first:"
-                           << first.str();
+  std::printf("  %zu configurations compared, %d whose set-up the runtime refused, %d left out (dynamic shared memory "
+              "above the kernel's maximum)\n",
+              compared.size(), set_up_failed, unlaunchable);
+  RECORD_GT(compared.size(), 100u) << "the random configurations compared";
+  auto lines = [&](const auto& answer) {
+    std::string text;
+    for (const probes::Sample* s : compared) text += Described(*s) + ": " + answer(*s) + "\n";
+    return text;
+  };
+  KernelResources k;
+  LaunchShape l;
+  RECORD_EQ(lines([&](const probes::Sample& s) {
+              k.registers_per_thread = s.registers;
+              k.static_shared_bytes = s.static_shared;
+              k.max_dynamic_shared_bytes = s.max_dynamic_shared;
+              l.block_size = s.block_size;
+              l.dynamic_shared_bytes = s.dynamic_shared;
+              l.carveout_percent = s.carveout;
+              return records::learners_active_blocks(*arch, k, l);
+            }),
+            lines([](const probes::Sample& s) { return RuntimeAnswer(s); }))
+      << "compute_occupancy(arch_limits(" << sm << "), ...).active_blocks against "
+      << "cudaOccupancyMaxActiveBlocksPerMultiprocessor on this GPU: one line per configuration of a probe kernel "
+         "whose registers and shared memory the test controls";
 }
 
 TEST(OccupancyLive, MatchesTheRuntimeWithoutACarveoutPreference) {
   LAUNCHLAB_REQUIRE_GPU();
-  ExpectLiveRows(false);
+  RecordLiveRows(false);
 }
 
 TEST(OccupancyLive, MatchesTheRuntimeWithACarveoutPreference) {
   LAUNCHLAB_REQUIRE_GPU();
-  ExpectLiveRows(true);
+  RecordLiveRows(true);
 }
 
 }  // namespace

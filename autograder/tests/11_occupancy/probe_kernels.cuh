@@ -100,19 +100,38 @@ struct Sample {
   const void* fn = nullptr;
 };
 
+// Sets a sample's attributes on its kernel (again: a later sample of the
+// same kernel changes them) and asks cudaOccupancyMaxActiveBlocksPerMultiprocessor
+// for it: fills status and api_blocks. A sample whose set-up failed is left as it is.
+inline void ask_runtime(Sample& s) {
+  if (s.status != cudaSuccess) return;
+  s.status = cudaFuncSetAttribute(s.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(s.max_dynamic_shared));
+  if (s.status == cudaSuccess) {
+    s.status = cudaFuncSetAttribute(s.fn, cudaFuncAttributePreferredSharedMemoryCarveout, s.carveout);
+  }
+  if (s.status == cudaSuccess) {
+    int blocks = -1;
+    s.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, s.fn, s.block_size, s.dynamic_shared);
+    if (s.status == cudaSuccess) s.api_blocks = blocks;
+  }
+  cudaGetLastError();
+}
+
 // `count` random configurations of the probes on the current device, each
-// set up with cudaFuncSetAttribute and answered by
-// cudaOccupancyMaxActiveBlocksPerMultiprocessor. The same seed gives the
-// same configurations with the same C++ standard library.
-inline std::vector<Sample> sample_runtime(unsigned seed, int count) {
+// set up with cudaFuncSetAttribute and read back with cudaFuncGetAttributes,
+// without the runtime's answer (api_blocks stays -1; status is the
+// set-up's). The same seed gives the same configurations with the same C++
+// standard library.
+inline std::vector<Sample> sample_configurations(unsigned seed, int count) {
   std::mt19937 random(seed);
   auto uniform = [&](long long lo, long long hi) {
     return std::uniform_int_distribution<long long>(lo, hi)(random);
   };
   int device = 0;
   cudaGetDevice(&device);
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, device);
+  int optin = 0;
+  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   const int carveouts[] = {0, 10, 25, 33, 50, 66, 75, 90, 100};
   std::vector<Sample> samples;
   for (int i = 0; i < count; ++i) {
@@ -125,8 +144,7 @@ inline std::vector<Sample> sample_runtime(unsigned seed, int count) {
     }
     cudaFuncAttributes base{};
     s.status = cudaFuncGetAttributes(&base, probe.kernel);
-    const long long allowed = static_cast<long long>(prop.sharedMemPerBlockOptin) -
-                              static_cast<long long>(base.sharedSizeBytes);
+    const long long allowed = static_cast<long long>(optin) - static_cast<long long>(base.sharedSizeBytes);
     const long long max_dynamic =
         uniform(0, 1) ? 49152 - static_cast<long long>(base.sharedSizeBytes) : uniform(0, allowed);
     s.carveout = uniform(0, 1) ? -1 : carveouts[uniform(0, 8)];
@@ -148,15 +166,16 @@ inline std::vector<Sample> sample_runtime(unsigned seed, int count) {
     const long long dynamic_roll = uniform(0, 9);
     s.dynamic_shared = static_cast<std::size_t>(
         dynamic_roll < 2 ? 0 : dynamic_roll < 9 ? uniform(0, max_dynamic) : uniform(0, allowed));
-    if (s.status == cudaSuccess) {
-      int blocks = -1;
-      s.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, probe.kernel, s.block_size,
-                                                               s.dynamic_shared);
-      if (s.status == cudaSuccess) s.api_blocks = blocks;
-    }
     cudaGetLastError();
     samples.push_back(s);
   }
+  return samples;
+}
+
+// sample_configurations() with the runtime's answer for each.
+inline std::vector<Sample> sample_runtime(unsigned seed, int count) {
+  std::vector<Sample> samples = sample_configurations(seed, count);
+  for (Sample& s : samples) ask_runtime(s);
   return samples;
 }
 

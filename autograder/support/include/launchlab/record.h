@@ -116,7 +116,9 @@ struct is_pair<std::pair<A, B>> : std::true_type {};
 
 }  // namespace record_detail
 
-/// A value as the transcript holds it.
+/// A value as the transcript holds it. It calls itself by its qualified
+/// name: a lab's own encode() (qmd::encode) must never be picked by
+/// argument-dependent lookup for a member or an element.
 template <class T>
 nlohmann::json encode(const T& value) {
   using U = std::remove_cvref_t<T>;
@@ -124,7 +126,7 @@ nlohmann::json encode(const T& value) {
 #ifdef LAUNCHLAB_EXERCISE
     return nullptr;
 #else
-    return encode(value.value);
+    return ::launchlab::testing::encode(value.value);
 #endif
   } else if constexpr (record_detail::has_record_value<U>) {
     return record_value(value);
@@ -150,12 +152,12 @@ nlohmann::json encode(const T& value) {
     return value.string();
   } else if constexpr (record_detail::is_optional<U>::value) {
     if (!value) return nullptr;
-    return encode(*value);
+    return ::launchlab::testing::encode(*value);
   } else if constexpr (record_detail::is_pair<U>::value) {
-    return nlohmann::json::array({encode(value.first), encode(value.second)});
+    return nlohmann::json::array({::launchlab::testing::encode(value.first), ::launchlab::testing::encode(value.second)});
   } else if constexpr (std::ranges::range<U>) {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& item : value) items.push_back(encode(item));
+    for (const auto& item : value) items.push_back(::launchlab::testing::encode(item));
     return items;
   } else {
     return ::testing::PrintToString(value);

@@ -16,8 +16,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "occupancy_h.h"
 #include "probe_kernels.cuh"
 
+namespace occupancy_h = launchlab::occupancy::occupancy_h;
 using launchlab::occupancy::probes::Sample;
 
 int main(int argc, char** argv) {
@@ -41,19 +43,11 @@ int main(int argc, char** argv) {
   const cudaOccDeviceProp occ_prop(prop);
   int refused = 0, differ = 0;
   for (const Sample& s : samples) {
-    cudaOccFuncAttributes attributes;
-    attributes.maxThreadsPerBlock = s.max_threads;
-    attributes.numRegs = s.registers;
-    attributes.sharedSizeBytes = s.static_shared;
-    attributes.partitionedGCConfig = PARTITIONED_GC_OFF;
-    attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-    attributes.maxDynamicSharedSizeBytes = s.max_dynamic_shared;
-    attributes.numBlockBarriers = 1;
-    cudaOccDeviceState state;
-    state.carveoutConfig = s.carveout;
-    cudaOccResult result{};
-    const int occ = cudaOccMaxActiveBlocksPerMultiprocessor(&result, &occ_prop, &attributes, &state, s.block_size,
-                                                            s.dynamic_shared) == CUDA_OCC_SUCCESS
+    cudaOccResult result;
+    const int occ = occupancy_h::max_active_blocks(occ_prop,
+                                                   {s.max_threads, s.registers, s.static_shared, s.max_dynamic_shared,
+                                                    s.carveout, s.block_size, s.dynamic_shared},
+                                                   result)
                         ? result.activeBlocksPerMultiprocessor
                         : -1;
     if (s.api_blocks < 0) ++refused;

@@ -74,11 +74,14 @@ struct LabPrograms {
 struct RunSettings {
   class GuardedFiles* guard = nullptr;       ///< files put back before each run
   std::vector<std::string> environment;      ///< extra NAME=value for both programs
-  /// Runs the learner's program where it cannot reach the grader (sandbox.h);
-  /// empty runs it as a plain child.
-  CommandWrapper sandbox;
+  /// Where the learner's program runs, so that it cannot reach the grader
+  /// (sandbox.h); kind none runs it as a plain child.
+  Sandbox sandbox;
   /// What the learner's program may read there: itself, the tests' data.
   std::vector<std::filesystem::path> learner_reads;
+  /// A file that keeps the reference's transcript between a learner's
+  /// re-tests (empty: the reference runs every time, as when grading).
+  std::filesystem::path reference_cache;
   /// The tests' data without their sources, handed to the learner's program
   /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
   std::filesystem::path test_data;
@@ -118,7 +121,7 @@ struct GradeOptions {
   /// Where the committed course is exported and its trusted part built, kept
   /// between gradings of the same revision (empty: inside work_dir).
   std::filesystem::path trusted_dir;
-  CommandWrapper sandbox;                ///< how submitted code is built and run (sandbox.h)
+  Sandbox sandbox;                       ///< where submitted code is built and run (sandbox.h)
   std::vector<std::string> only_labs;    ///< slugs; empty grades every lab
   std::vector<std::string> cmake_args;   ///< extra -D options for the graded tree
   int build_timeout_seconds = 900;

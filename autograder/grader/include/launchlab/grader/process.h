@@ -1,16 +1,21 @@
 /// @file
-/// Runs a program the grader does not trust: in its own process group, with a
-/// time limit, an output limit and no way to keep the grader waiting.
+/// Runs a program the grader does not trust: in a sandbox (sandbox.h), with
+/// limits on time, output, file size, processes, memory and disk, and no way
+/// to keep the grader waiting. This is the one place the grader starts
+/// processes.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "launchlab/grader/sandbox.h"
 
 namespace launchlab::grader {
 
@@ -20,7 +25,23 @@ struct RunLimits {
   std::size_t output_limit = 8u << 20;   ///< bytes of stdout+stderr before the run is stopped
   std::size_t output_kept = 64u << 10;   ///< bytes kept for reports (the head and the tail)
   std::size_t file_size_limit = 256u << 20;  ///< RLIMIT_FSIZE for the child
-  std::size_t max_processes = 0;             ///< RLIMIT_NPROC for the child (0: unlimited)
+  /// Processes (threads count too) the run may start, through RLIMIT_NPROC.
+  /// As a dedicated user this is the limit; as the grader's own user, whose
+  /// other processes count against the same limit, it is added to the number
+  /// that user runs already (an instructor with many processes is not
+  /// broken). 0: no limit. Root ignores RLIMIT_NPROC.
+  std::size_t max_processes = 512;
+  /// RLIMIT_DATA: the writable private memory (heap, anonymous mappings) the
+  /// child may map, 0: none. RLIMIT_AS would break CUDA, which reserves a
+  /// large address space up front (inaccessible, so RLIMIT_DATA does not count
+  /// it). A determined program can grow past RLIMIT_DATA (mprotect does not
+  /// check it): the container's memory cgroup is the hard bound, and the
+  /// child's oom_score_adj of 1000 makes it, not the grader, the one killed.
+  std::size_t memory_limit = 8ull << 30;
+  /// Bytes the writable binds may grow by during the run, checked after it
+  /// (0: not checked). The run's /tmp and /dev/shm under bubblewrap are
+  /// bounded by Sandbox::tmp_size instead.
+  std::uintmax_t disk_limit = 4ull << 30;
 };
 
 /// How a run ended.
@@ -30,11 +51,13 @@ struct RunOutcome {
   bool timed_out = false;              ///< stopped at the time limit
   bool flooded = false;                ///< stopped at the output limit
   std::optional<std::string> stopped_by_watch;  ///< why the watch stopped it
+  bool disk_exceeded = false;          ///< the writable binds grew past RunLimits::disk_limit
+  std::uintmax_t disk_growth = 0;      ///< bytes the writable binds grew by (when checked)
   std::string output;                  ///< what was kept of stdout and stderr
   std::size_t output_bytes = 0;        ///< everything it wrote, kept or not
   double seconds = 0;
 
-  bool exited_cleanly() const { return exit_code && *exit_code == 0; }
+  bool exited_cleanly() const { return exit_code && *exit_code == 0 && !disk_exceeded; }
   /// "exit status 1", "killed by signal 11 (Segmentation fault)", "timed out after 120 s", ...
   std::string describe(const RunLimits& limits) const;
 };
@@ -52,20 +75,41 @@ struct ReportChannel {
 /// 100 ms; a returned reason stops the run (the process group is killed).
 using RunWatch = std::function<std::optional<std::string>(std::string_view new_output, double seconds)>;
 
-/// Whether the grader runs sandboxed: as a container's first process (PID 1,
-/// which nothing inside the container can kill), or with LAUNCHLAB_SANDBOX=1
-/// under a user of its own (the course's container and Gradescope set it).
-/// Then, after every run, it ends every other process its user owns, so that
-/// nothing a submission started outlives its run. Never on a learner's
-/// machine: there that would end the learner's own programs.
-bool sandboxed();
+/// Runs argv (no shell) in cwd with extra environment entries ("NAME=value"),
+/// in the sandbox given (cwd and argv[0] are paths inside it). The child runs
+/// in a process group of its own, with the limits, no core dumps, no new
+/// privileges (PR_SET_NO_NEW_PRIVS), oom_score_adj 1000 and a parent-death
+/// signal. When the run ends, however it ends, what it started is ended, and
+/// only that: its process group (none), its PID namespace (bubblewrap kinds),
+/// every process of its dedicated user (user). Bubblewrap reports a signal
+/// that ended the program as exit status 128+N; it is reported as the signal.
+/// Throws std::invalid_argument for a bind whose source does not exist or a
+/// user kind without a user (the caller's mistakes), std::runtime_error when
+/// the grader itself cannot fork or pipe; never for the child's sake.
+RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                       const std::vector<std::string>& extra_env, const RunLimits& limits,
+                       const Sandbox& sandbox, const RunWatch& watch = {}, ReportChannel* channel = nullptr);
 
-/// Runs argv (no shell) in cwd with extra environment entries ("NAME=value").
-/// Everything the program starts runs in its process group and is killed
-/// when the run ends, however it ends. Never throws for the child's sake;
-/// throws std::runtime_error only when the grader itself cannot fork or pipe.
+/// The same, without a sandbox (kind none): the grader's own tools.
 RunOutcome run_limited(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                        const std::vector<std::string>& extra_env, const RunLimits& limits,
                        const RunWatch& watch = {}, ReportChannel* channel = nullptr);
+
+/// Ends every process that runs as the user (and nothing else: kill(-1) from
+/// a helper that has become that user), then removes what it owns directly
+/// in `shared_temporary`. Needs root; true when none of its processes is left.
+bool end_processes_of(const SandboxUser& user, const std::vector<std::filesystem::path>& shared_temporary = {});
+
+/// Reaps the orphaned children handed to this process (it runs as PID 1,
+/// or as a child subreaper) and that no run is waiting for: the container's
+/// first process must reap them. run_limited calls it after every run.
+void reap_orphans();
+
+/// For the moment the grading ends early (WallClockLimit): ends every run
+/// in progress in this process (their process groups, bubblewrap's
+/// namespaces, the dedicated users' processes), and from then on
+/// run_limited neither starts nor returns, so that no ended run is taken for
+/// a failed program. The caller then exits the process.
+void end_all_runs_for_exit();
 
 }  // namespace launchlab::grader

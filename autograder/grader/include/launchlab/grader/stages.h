@@ -15,6 +15,7 @@
 
 #include "launchlab/grader/course.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/sandbox.h"
 
 namespace launchlab::grader {
 
@@ -25,12 +26,14 @@ struct SandboxView {
   bool gpu = false;
 };
 
-/// Turns a command into the same command run where submitted code cannot
-/// reach the grader (sandbox.h); empty, or identity, when there is none.
-using CommandWrapper =
-    std::function<std::vector<std::string>(const std::vector<std::string>& argv, const SandboxView& view)>;
+/// The grading's sandbox (chosen once, sandbox.h's choose_sandbox) with one
+/// run's view added as its binds.
+Sandbox sandbox_for(const Sandbox& grading, const SandboxView& view);
 
 // ------------------------------------------------------------ assemble
+
+/// A file's whole content ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
 
 /// The course as committed: `git archive HEAD` of a clone, or a release
 /// export (a folder with a .launchlab-release file naming its revision).
@@ -81,7 +84,7 @@ void add_private_tests(const std::filesystem::path& private_tests, std::vector<L
 struct BuildSettings {
   std::vector<std::string> cmake_args;   ///< extra -D options
   int timeout_seconds = 900;
-  CommandWrapper sandbox;                ///< how the learner's part is built
+  Sandbox sandbox;                       ///< where the learner's part is built
 };
 
 /// The trusted part, built from the committed course alone: each lab's
@@ -111,8 +114,8 @@ struct LearnerBuild {
 };
 
 LearnerBuild build_learner_part(const std::filesystem::path& sources, const std::filesystem::path& exercise_dir,
-                                const std::vector<Lab>& labs, const std::vector<Lab>& all_labs,
-                                const std::filesystem::path& build_dir, const BuildSettings& settings);
+                                const std::vector<Lab>& labs, const std::filesystem::path& build_dir,
+                                const BuildSettings& settings);
 
 /// The lines of a build log that say what went wrong, paths below `root` made relative.
 std::string build_errors(const std::string& log_text, const std::filesystem::path& root);

@@ -1,6 +1,6 @@
 /// @file
-/// One value type for the grader's two data formats: lab.toml (read) and
-/// JSON (GoogleTest's report, read; results.json, written).
+/// One value type for the grader's JSON: GoogleTest's report (read) and
+/// results.json (written). lab.toml is the course model's (launchlab/course).
 #pragma once
 
 #include <cstdint>
@@ -15,13 +15,13 @@
 
 namespace launchlab::grader {
 
-/// A parse error that says where: the line for TOML, the byte offset for JSON.
+/// A parse error that says where: the byte offset.
 class ParseError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-/// A JSON or TOML value. Objects keep their keys in insertion order, so that
+/// A JSON value. Objects keep their keys in insertion order, so that
 /// results.json lists tests in the order lab.toml gives them.
 class Value {
  public:
@@ -85,11 +85,6 @@ class Value {
 
 /// Parses JSON text (RFC 8259). Throws ParseError naming the byte offset.
 Value parse_json(std::string_view text);
-
-/// Parses the TOML subset lab.toml uses: comments, key = value, [table],
-/// [[array of tables]], basic and literal strings (also multi-line), integers,
-/// booleans, arrays that may span lines. Throws ParseError naming the line.
-Value parse_toml(std::string_view text);
 
 /// Appends s to out as a JSON string literal, escaping what JSON requires and
 /// replacing invalid UTF-8 (test output can hold anything) with U+FFFD.

@@ -5,4 +5,4 @@
 namespace {
 [[maybe_unused]] const int leave_early = (std::exit(0), 0);
 }
-long add(long a, long b) { return a + b; }
+long alpha::add(long a, long b) { return a + b; }

@@ -1,0 +1,102 @@
+/// @file
+/// The course model: what each lab.toml (and a private overlay's tests.toml)
+/// says, read once, through toml++, and checked against the rules of
+/// docs/authoring.md. The grader, the launchlab program, its linter and the
+/// build (through the facts this model writes when the course is configured)
+/// all learn about the labs here and nowhere else.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace launchlab::course {
+
+/// Whether name is a lab's slug: two digits, an underscore, and lowercase
+/// words joined by single underscores ("04_param_buffer"). The chapter
+/// number, the folder names, the targets and the CTest labels derive from it.
+bool is_slug(std::string_view name);
+
+/// One graded test of a lab, as lab.toml declares it.
+struct LabTest {
+  std::string name;                ///< GoogleTest's Suite.Name
+  int points = 0;
+  std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm"
+  bool is_private = false;         ///< from an instructor's private tests: hidden from students
+
+  bool needs_gpu() const;
+};
+
+/// How much of a lab's tests need a GPU.
+enum class GpuNeed { none, partly, all };
+
+/// The word the chapter tables use: "no", "partly", "yes".
+std::string_view to_string(GpuNeed need);
+
+/// One lab: labs/<slug>/ and its lab.toml.
+struct Lab {
+  std::string slug;                         ///< "01_compile_pipeline"
+  int chapter = -1;                         ///< 1, from the slug
+  std::string title;
+  std::string summary;                      ///< what the learner builds, one line (the chapter tables)
+  std::vector<std::string> student_files;   ///< relative to labs/<slug>/
+  std::vector<std::string> hints;           ///< from a nudge to a near-answer
+  std::vector<LabTest> tests;               ///< in lab.toml's order
+  int timeout_seconds = 120;                ///< for one run of the test program
+  int test_timeout_seconds = 60;            ///< for one test inside that run
+
+  int max_points() const;
+  std::string number() const { return slug.substr(0, 2); }
+  std::string test_binary_name() const { return "test_" + slug; }           ///< the learner's program
+  std::string reference_binary_name() const { return "reference_" + slug; } ///< the solutions' reference program
+  GpuNeed gpu_need() const;
+};
+
+/// The requirement names a test may list in needs.
+const std::vector<std::string>& known_needs();
+
+/// A lab.toml or tests.toml that breaks a rule. what() reads
+/// "FILE:LINE: what is wrong", or "FILE: what is wrong" where no line applies
+/// (a key that is missing from the top of the file, a folder's name).
+class CourseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Reads labs/<slug>/lab.toml. Throws CourseError.
+Lab load_lab(const std::filesystem::path& lab_dir);
+
+/// Reads a private overlay's tests.toml (only [[tests]] tables), marked
+/// private; their names must be new to already, the lab's own tests. Throws
+/// CourseError.
+std::vector<LabTest> read_private_tests(const std::filesystem::path& tests_toml, const std::vector<LabTest>& already);
+
+/// Every lab under root/labs that reads cleanly, in slug order, and one
+/// message for each folder that does not.
+struct Course {
+  std::vector<Lab> labs;
+  std::vector<std::string> problems;
+};
+
+/// The labs are the folders of root/labs that hold a lab.toml; a folder whose
+/// name starts like a slug must be one.
+Course read_course(const std::filesystem::path& root);
+
+/// read_course(), for those who need every lab: throws CourseError with all
+/// the problems when there is any.
+std::vector<Lab> load_course(const std::filesystem::path& root);
+
+/// The lab a learner means by "01", "1" or "01_compile_pipeline"; nothing
+/// when no lab matches.
+std::optional<Lab> find_lab(const std::vector<Lab>& labs, std::string_view which);
+
+/// The facts the build needs, as JSON (what the course's CMake reads with
+/// string(JSON)): {"slugs": [...], "labs": {slug: {"number", "title",
+/// "summary", "gpu", "student_files", "tests": [{"name", "points", "needs"}],
+/// "timeout_seconds", "test_timeout_seconds"}}}.
+std::string facts_json(const std::vector<Lab>& labs);
+
+}  // namespace launchlab::course

@@ -1,0 +1,349 @@
+// The course model: what it reads from lab.toml and tests.toml, how it says
+// what is wrong (the file, the line, the rule), and the chapter tables it
+// makes and checks.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "launchlab/course/model.h"
+#include "launchlab/course/tables.h"
+
+namespace fs = std::filesystem;
+using namespace launchlab::course;
+
+namespace {
+
+const fs::path kSource = LAUNCHLAB_SOURCE_DIR;
+
+const char* const kGoodLab = R"(# a lab
+title = "The journey"   # a comment after a value
+summary = "grid arithmetic, the vadd program"
+student_files = [
+  "grid.cpp",
+  'vadd.cu',
+]
+timeout_seconds = 90
+hints = ["first", """second,
+on two lines"""]
+
+[[tests]]
+name = "Grid.Blocks"
+points = 2
+
+[[tests]]
+name = "Vadd.Gpu"
+points = 1_0
+needs = ["gpu", "cuobjdump"]
+)";
+
+/// A course folder of its own for each test, removed afterwards.
+class Scratch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device entropy;
+    root_ = fs::temp_directory_path() / ("launchlab-model-" + std::to_string(getpid()) + "-" + std::to_string(entropy()));
+    fs::create_directories(root_ / "labs");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  /// Writes labs/<slug>/lab.toml and returns the lab's folder.
+  fs::path lab(const std::string& slug, const std::string& toml) {
+    fs::path dir = root_ / "labs" / slug;
+    fs::create_directories(dir);
+    std::ofstream(dir / "lab.toml") << toml;
+    return dir;
+  }
+
+  /// The message load_lab gives for this lab.toml (fails the test when it loads).
+  std::string refusal(const std::string& toml, const std::string& slug = "04_some_lab") {
+    fs::path dir = lab(slug, toml);
+    try {
+      load_lab(dir);
+    } catch (const CourseError& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << "load_lab accepted:\n" << toml;
+    return "";
+  }
+
+  fs::path root_;
+};
+
+/// kGoodLab with the line that starts with key replaced, or removed (with
+/// the rest of its array when the line opens one).
+std::string good_lab_with(const std::string& key, const std::string& replacement) {
+  std::istringstream in(kGoodLab);
+  std::string out, line;
+  bool replaced = false;
+  while (std::getline(in, line)) {
+    if (!replaced && line.rfind(key, 0) == 0) {
+      replaced = true;
+      if (!replacement.empty()) out += replacement + "\n";
+      if (line.ends_with("[")) {
+        while (std::getline(in, line) && line != "]") {
+        }
+      }
+      continue;
+    }
+    out += line + "\n";
+  }
+  EXPECT_TRUE(replaced) << "kGoodLab has no line starting with " << key;
+  return out;
+}
+
+}  // namespace
+
+TEST(Slug, IsTwoDigitsAndLowercaseWordsJoinedByUnderscores) {
+  for (const char* good : {"00_vadd_journey", "04_param_buffer", "12_real_launch", "07_qmd", "99_x2"}) {
+    EXPECT_TRUE(is_slug(good)) << good;
+  }
+  for (const char* bad : {"4_param_buffer", "04-param-buffer", "04_Param", "04_", "04__double", "04_trailing_",
+                          "004_three_digits", "04_with space", "ab_letters", ""}) {
+    EXPECT_FALSE(is_slug(bad)) << bad;
+  }
+}
+
+TEST_F(Scratch, ReadsEveryKeyOfAGoodLab) {
+  Lab lab = load_lab(this->lab("04_param_buffer", kGoodLab));
+  EXPECT_EQ(lab.slug, "04_param_buffer");
+  EXPECT_EQ(lab.chapter, 4);
+  EXPECT_EQ(lab.number(), "04");
+  EXPECT_EQ(lab.title, "The journey");
+  EXPECT_EQ(lab.summary, "grid arithmetic, the vadd program");
+  EXPECT_EQ(lab.student_files, (std::vector<std::string>{"grid.cpp", "vadd.cu"}));
+  EXPECT_EQ(lab.hints, (std::vector<std::string>{"first", "second,\non two lines"}));
+  EXPECT_EQ(lab.timeout_seconds, 90);
+  EXPECT_EQ(lab.test_timeout_seconds, 60) << "the default";
+  ASSERT_EQ(lab.tests.size(), 2u);
+  EXPECT_EQ(lab.tests[0].name, "Grid.Blocks");
+  EXPECT_EQ(lab.tests[1].points, 10);
+  EXPECT_EQ(lab.tests[1].needs, (std::vector<std::string>{"gpu", "cuobjdump"}));
+  EXPECT_EQ(lab.max_points(), 12);
+  EXPECT_EQ(lab.gpu_need(), GpuNeed::partly);
+}
+
+TEST_F(Scratch, AMissingKeyIsNamed) {
+  std::string top = refusal(good_lab_with("title", ""), "04_no_title");
+  EXPECT_NE(top.find("labs/04_no_title/lab.toml: missing key 'title'"), std::string::npos) << top;
+  // A key missing from a [[tests]] table: the line is the table's header.
+  std::string in_table = refusal(good_lab_with("points = 2", ""));
+  EXPECT_NE(in_table.find("lab.toml:12: missing key 'points' in the [[tests]] table of Grid.Blocks"), std::string::npos)
+      << in_table;
+}
+
+TEST_F(Scratch, AWrongTypeNamesTheLineAndTheType) {
+  std::string points = refusal(good_lab_with("points = 2", "points = \"2\""));
+  EXPECT_NE(points.find("lab.toml:14: the points of Grid.Blocks must be a positive integer, not a string"), std::string::npos)
+      << points;
+  std::string files = refusal(good_lab_with("student_files", "student_files = \"grid.cpp\""));
+  EXPECT_NE(files.find("lab.toml:4: student_files must be an array of strings, not a string"), std::string::npos) << files;
+  std::string title = refusal(good_lab_with("title", "title = 3"));
+  EXPECT_NE(title.find("lab.toml:2: title must be a string, not an integer"), std::string::npos) << title;
+  std::string zero = refusal(good_lab_with("timeout_seconds", "timeout_seconds = 0"));
+  EXPECT_NE(zero.find("lab.toml:8: timeout_seconds must be a positive integer"), std::string::npos) << zero;
+}
+
+TEST_F(Scratch, ATestListedTwiceNamesBothLines) {
+  std::string twice = refusal(std::string(kGoodLab) + "\n[[tests]]\nname = \"Grid.Blocks\"\npoints = 1\n");
+  EXPECT_NE(twice.find("lab.toml:22: test Grid.Blocks is listed twice (first on line 13)"), std::string::npos) << twice;
+}
+
+TEST_F(Scratch, AFolderThatIsNotASlugIsRefused) {
+  std::string bad = refusal(kGoodLab, "4_param_buffer");
+  EXPECT_NE(bad.find("labs/4_param_buffer/lab.toml: the folder's name '4_param_buffer' is not a slug"), std::string::npos)
+      << bad;
+  // The course names it too, and still reads the labs that are fine.
+  lab("05_fine", kGoodLab);
+  Course course = read_course(root_);
+  ASSERT_EQ(course.labs.size(), 1u);
+  EXPECT_EQ(course.labs[0].slug, "05_fine");
+  ASSERT_EQ(course.problems.size(), 1u);
+  EXPECT_NE(course.problems[0].find("is not a slug"), std::string::npos) << course.problems[0];
+  EXPECT_THROW(load_course(root_), CourseError);
+}
+
+TEST_F(Scratch, UnknownKeysAndTheOldChapterKeyAreRefused) {
+  std::string typo = refusal(good_lab_with("timeout_seconds", "timout_seconds = 90"));
+  EXPECT_NE(typo.find("lab.toml:8: unknown key 'timout_seconds' at the top of lab.toml"), std::string::npos) << typo;
+  std::string chapter = refusal(good_lab_with("summary", "chapter = 4"));
+  EXPECT_NE(chapter.find("lab.toml:3: 'chapter' is no longer a key: the slug gives the chapter's number"), std::string::npos)
+      << chapter;
+  std::string in_test = refusal(good_lab_with("points = 2", "points = 2\nneeds_gpu = true"));
+  EXPECT_NE(in_test.find("lab.toml:15: unknown key 'needs_gpu' in a [[tests]] table"), std::string::npos) << in_test;
+}
+
+TEST_F(Scratch, TheOtherRulesOfALabSayWhereTheyAreBroken) {
+  struct Case {
+    std::string key, replacement, message;
+  };
+  for (const Case& c : {
+           Case{"needs = ", "needs = [\"gpu\", \"tpu\"]", "lab.toml:19: test Vadd.Gpu: unknown need 'tpu'"},
+           Case{"name = \"Grid.Blocks\"", "name = \"GridBlocks\"", "lab.toml:13: 'GridBlocks' is not a GoogleTest name"},
+           Case{"student_files", "student_files = [\"../grid.cpp\"]", "lab.toml:4: student file '../grid.cpp' is not a plain file name"},
+           Case{"student_files", "student_files = [\"a.cpp\", \"a.cpp\"]", "lab.toml:4: student file 'a.cpp' is listed twice"},
+           Case{"summary", "summary = \"\"\"two\nlines\"\"\"", "lab.toml:3: summary must be one line"},
+           Case{"title", "title = \"\"", "lab.toml:2: title is empty"},
+           Case{"[[tests]]", "[tests]", "lab.toml:16: "},  // toml++'s own words, at the second [[tests]]
+           Case{"timeout_seconds", "timeout_seconds = 90 90", "lab.toml:8: "},  // the same
+       }) {
+    std::string message = refusal(good_lab_with(c.key, c.replacement));
+    EXPECT_NE(message.find(c.message), std::string::npos) << "expected \"" << c.message << "\" in: " << message;
+  }
+}
+
+TEST_F(Scratch, PrivateTestsJoinUnderNewNamesOnly) {
+  Lab lab = load_lab(this->lab("04_param_buffer", kGoodLab));
+  fs::path overlay = root_ / "tests.toml";
+  std::ofstream(overlay) << "[[tests]]\nname = \"Private.Seeded\"\npoints = 6\n";
+  auto added = read_private_tests(overlay, lab.tests);
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0].name, "Private.Seeded");
+  EXPECT_EQ(added[0].points, 6);
+
+  std::ofstream(overlay) << "[[tests]]\nname = \"Grid.Blocks\"\npoints = 6\n";
+  try {
+    read_private_tests(overlay, lab.tests);
+    ADD_FAILURE() << "a private test took a public test's name";
+  } catch (const CourseError& error) {
+    EXPECT_NE(std::string(error.what()).find("tests.toml:2: test Grid.Blocks is already one of the lab's tests"), std::string::npos)
+        << error.what();
+  }
+  std::ofstream(overlay) << "title = \"not here\"\n[[tests]]\nname = \"Private.Seeded\"\npoints = 6\n";
+  EXPECT_THROW(read_private_tests(overlay, lab.tests), CourseError);
+}
+
+TEST_F(Scratch, AFolderNamedLikeALabNeedsALabToml) {
+  lab("05_fine", kGoodLab);
+  fs::create_directories(root_ / "labs" / "06_forgotten");
+  fs::create_directories(root_ / "labs" / "common");  // not a lab, and not named like one
+  Course course = read_course(root_);
+  EXPECT_EQ(course.labs.size(), 1u);
+  ASSERT_EQ(course.problems.size(), 1u);
+  EXPECT_NE(course.problems[0].find("06_forgotten: no lab.toml"), std::string::npos) << course.problems[0];
+}
+
+TEST(Course, EveryLabOfTheCourseReadsCleanly) {
+  Course course = read_course(kSource);
+  for (const auto& problem : course.problems) ADD_FAILURE() << problem;
+  ASSERT_GE(course.labs.size(), 12u);
+  for (std::size_t i = 0; i < course.labs.size(); ++i) {
+    EXPECT_EQ(course.labs[i].chapter, static_cast<int>(i)) << course.labs[i].slug << ": the labs are numbered without gaps";
+    EXPECT_FALSE(course.labs[i].summary.empty()) << course.labs[i].slug;
+  }
+}
+
+TEST(Course, FindsALabByNumberOrSlug) {
+  auto labs = load_course(kSource);
+  EXPECT_EQ(find_lab(labs, "4")->slug, "04_param_buffer");
+  EXPECT_EQ(find_lab(labs, "04")->slug, "04_param_buffer");
+  EXPECT_EQ(find_lab(labs, "04_param_buffer")->slug, "04_param_buffer");
+  for (const char* nothing : {"", "99", "004", "4x", "param_buffer", "-4"}) EXPECT_FALSE(find_lab(labs, nothing)) << nothing;
+}
+
+TEST(Course, FactsForTheBuildAreJsonWithEveryTest) {
+  auto labs = load_course(kSource);
+  std::string json = facts_json(labs);
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_NE(json.find("\"00_vadd_journey\""), std::string::npos);
+  EXPECT_NE(json.find("\"GridArithmetic.BlocksNeededIsExactForWholeBlocks\""), std::string::npos);
+  EXPECT_NE(json.find("\"gpu\" : \"partly\""), std::string::npos) << json.substr(0, 400);
+}
+
+// ---- The chapter tables ---------------------------------------------------
+
+namespace {
+
+Lab table_lab(const std::string& slug, const std::string& title, int gpu_tests, int cpu_tests) {
+  Lab lab;
+  lab.slug = slug;
+  lab.title = title;
+  lab.summary = "what " + slug + " builds";
+  for (int i = 0; i < gpu_tests + cpu_tests; ++i) {
+    LabTest test{"Suite.Test" + std::to_string(i), 1, {}};
+    if (i < gpu_tests) test.needs = {"gpu"};
+    lab.tests.push_back(test);
+  }
+  return lab;
+}
+
+const std::vector<Lab> kLabs = {table_lab("00_first", "The first", 0, 3), table_lab("01_second", "The second", 2, 2),
+                                table_lab("02_third", "A | pipe", 4, 0)};
+
+std::string readme_with(const std::string& table) { return "# A course\n\nSome words.\n\n" + table + "\nMore words.\n"; }
+
+}  // namespace
+
+TEST(ChapterTable, GpuNeedComesFromTheTestsNeeds) {
+  EXPECT_EQ(kLabs[0].gpu_need(), GpuNeed::none);
+  EXPECT_EQ(kLabs[1].gpu_need(), GpuNeed::partly);
+  EXPECT_EQ(kLabs[2].gpu_need(), GpuNeed::all);
+  EXPECT_EQ(to_string(GpuNeed::none), "no");
+  EXPECT_EQ(to_string(GpuNeed::partly), "partly");
+  EXPECT_EQ(to_string(GpuNeed::all), "yes");
+}
+
+TEST(ChapterTable, TheGeneratedTableAgreesWithItself) {
+  std::string table = chapter_table_markdown(kLabs, readme_table());
+  EXPECT_EQ(table,
+            "| NN | chapter | lab | GPU |\n|---|---|---|---|\n"
+            "| 00 | The first | what 00_first builds | no |\n"
+            "| 01 | The second | what 01_second builds | partly |\n"
+            "| 02 | A \\| pipe | what 02_third builds | yes |\n");
+  EXPECT_TRUE(check_chapter_table(readme_with(table), "README.md", kLabs, readme_table()).empty());
+  std::string site = chapter_table_markdown(kLabs, site_table());
+  EXPECT_NE(site.find("| 01 | [The second](../chapters/01_second/index.md) | what 01_second builds | partly |"), std::string::npos)
+      << site;
+}
+
+TEST(ChapterTable, EachRowThatDiffersIsNamedWithItsLine) {
+  std::string table =
+      "| NN | chapter | lab | GPU |\n"
+      "|----|---------|-----|-----|\n"
+      "| 00 | The first one | what 00_first builds | no |\n"      // line 7: the title differs
+      "| 01 | The second | what 01_second builds | yes |\n"       // line 8: the GPU column differs
+      "| 02 | A \\| pipe | something else | yes |\n"              // line 9: the summary differs
+      "| 03 | No such lab | x | no |\n";                          // line 10
+  auto problems = check_chapter_table(readme_with(table), "README.md", kLabs, readme_table());
+  ASSERT_EQ(problems.size(), 4u) << ::testing::PrintToString(problems);
+  EXPECT_EQ(problems[0],
+            "README.md:7: row 00: the chapter column says 'The first one' but the title in labs/00_first/lab.toml is 'The first'");
+  EXPECT_EQ(problems[1],
+            "README.md:8: row 01: the GPU column says 'yes' but the needs in labs/01_second/lab.toml make it 'partly' "
+            "(2 of 4 tests need a GPU)");
+  EXPECT_EQ(problems[2],
+            "README.md:9: row 02: the lab column says 'something else' but the summary in labs/02_third/lab.toml is "
+            "'what 02_third builds'");
+  EXPECT_EQ(problems[3], "README.md:10: row 03: there is no lab 03 in labs/");
+}
+
+TEST(ChapterTable, AMissingARepeatedOrAMisplacedRowIsNamed) {
+  std::string table =
+      "| NN | chapter | lab | GPU |\n|---|---|---|---|\n"
+      "| 01 | The second | what 01_second builds | partly |\n"
+      "| 00 | The first | what 00_first builds | no |\n"
+      "| 01 | The second | what 01_second builds | partly |\n";
+  auto problems = check_chapter_table(readme_with(table), "README.md", kLabs, readme_table());
+  ASSERT_EQ(problems.size(), 3u) << ::testing::PrintToString(problems);
+  EXPECT_EQ(problems[0], "README.md:8: row 00 comes after row 01: the rows follow the labs' numbers");
+  EXPECT_EQ(problems[1], "README.md:9: row 01 again (first on line 7)");
+  EXPECT_EQ(problems[2], "README.md: no row for lab 02_third; it would read | 02 | A \\| pipe | what 02_third builds | yes |");
+}
+
+TEST(ChapterTable, NoTableIsAProblemToo) {
+  auto problems = check_chapter_table("# A course\n\nNo table here.\n", "README.md", kLabs, readme_table());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "README.md: no chapter table (a Markdown table whose header is | NN | chapter | lab | GPU |)");
+}
+
+TEST(ChapterTable, TheReadmeAgreesWithEveryLabToml) {
+  std::ifstream in(kSource / "README.md");
+  std::ostringstream readme;
+  readme << in.rdbuf();
+  for (const auto& problem : check_chapter_table(readme.str(), "README.md", load_course(kSource), readme_table())) {
+    ADD_FAILURE() << problem;
+  }
+}

@@ -1,0 +1,3 @@
+#include "alpha.h"
+
+long alpha::add(long a, long b) { return a + b; }

@@ -1,3 +1,0 @@
-// Tries nothing: the reference answer.
-#include "alpha.h"
-long add(long a, long b) { return a + b; }

@@ -1,1 +1,0 @@
-../../../../fixture_course/autograder/tests/00_alpha/alpha_test.cpp
