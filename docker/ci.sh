@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The grader's container, proven: build the image from a locally made base,
-# then grade inside it the solutions (full marks on what needs no GPU), the
-# pristine starters (less than full marks) and every exploit of
-# autograder/exploits (zero on what it attacks; results.json always written
-# by the grader), then build the Gradescope bundle and grade a sample with its
-# run_autograder in a container made from the same base.
+# The grader's container, proven: build the image from a release export of
+# the committed course, grade inside it the solutions (full marks on what
+# needs no GPU) and the pristine starters (less than full marks), prove the
+# exploit catalogue in it (autograder/exploits/prove.sh docker), then build
+# the Gradescope bundle and grade a sample as Gradescope does, in a container
+# made from the same base.
 #
 # Needs root (it installs and starts Docker when missing) and the CUDA
 # toolkit at /usr/local/cuda, which the containers mount read-only.
@@ -25,83 +25,55 @@ if ! docker info >/dev/null 2>&1; then
   for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
 fi
 
-docker/make-base.sh launchlab-base:bookworm
-say "building the grader's image"
-docker build -q -f docker/Dockerfile --build-arg BASE_IMAGE=launchlab-base:bookworm -t launchlab-grader:ci . >/dev/null
+image=launchlab-grader:ci
+say "building the grader's image from a release export"
+docker/build-image.sh "$image"
 
 scratch=$(mktemp -d /tmp/launchlab-docker-ci.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-# Two build volumes: what the solutions built never meets an exploit. The
-# starters reuse the solutions' (they are no attack), so that only the
-# student files are rebuilt for them.
-mkdir -p "$scratch/work-solutions" "$scratch/work-students"
-chown 1500:1500 "$scratch/work-solutions" "$scratch/work-students"
+# The grader is root in the container: its build volume and results are
+# root's and closed to the sandbox user.
+mkdir -p "$scratch/build" && chmod 0700 "$scratch/build"
 
-# grade NAME SUBMISSION WORK [grade options...]: grades in a fresh container
-# with the limits the instructor guide recommends; results in $scratch/NAME.
+# grade NAME SUBMISSION [grade options...]: grades in a fresh container with
+# the limits the instructor guide recommends; results in $scratch/NAME.
 grade() {
-  local name=$1 submission=$2 work=$3
-  shift 3
-  mkdir -p "$scratch/$name"
-  chown 1500:1500 "$scratch/$name"
-  timeout 900 docker run --rm --network none --read-only \
+  local name=$1 submission=$2
+  shift 2
+  mkdir -p "$scratch/$name" && chmod 0700 "$scratch/$name"
+  timeout 1800 docker run --rm --network none --read-only \
     --tmpfs /tmp:rw,exec,size=2g --pids-limit 512 --memory 3g --memory-swap 3g --cpus 2 \
     -e LAUNCHLAB_CUDA_ARCHITECTURES=90 \
     -v /usr/local/cuda:/usr/local/cuda:ro \
-    -v "$work:/tmp/launchlab-build" \
+    -v "$scratch/build:/tmp/launchlab-build" \
     -v "$submission:/submission:ro" \
     -v "$scratch/$name:/results" \
-    launchlab-grader:ci "$@" > "$scratch/$name.log" 2>&1 || true
-  [[ -f "$scratch/$name/results.json" ]] || { cat "$scratch/$name.log"; say "$name: no results.json"; exit 1; }
+    "$image" "$@" > "$scratch/$name.log" 2>&1 || true
+  [[ -f "$scratch/$name/results.json" ]] || { tail -40 "$scratch/$name.log"; say "$name: no results.json"; exit 1; }
 }
-check() { python3 docker/check_results.py "$@" || { cat "$scratch/$(basename "$(dirname "$1")").log" | tail -40; exit 1; }; }
+check() { python3 docker/check_results.py "$1" "$2" || { tail -40 "$scratch/$3.log"; exit 1; }; }
 
 say "grading the solutions"
-grade solutions "$root/solutions" "$scratch/work-solutions"
-check "$scratch/solutions/results.json" full
+grade solutions "$root/solutions"
+check "$scratch/solutions/results.json" full solutions
 
 mkdir -p "$scratch/empty"
 say "grading the pristine starters"
-grade starters "$scratch/empty" "$scratch/work-solutions"
-check "$scratch/starters/results.json" less
+grade starters "$scratch/empty"
+check "$scratch/starters/results.json" less starters
 
-# What each exploit attacks, and what the results must say of it.
-declare -A expect=(
-  [exit_before_main]="exited with status 0 before any test reported progress"
-  [fake_gtest_stdout]="without a report from the test program"
-  [fake_reports]="does not carry this run's secret"
-  [read_expected_values]=""
-  [infinite_loop]="longer than the 10 s one test may take"
-  [fork_bomb]="longer than the 10 s one test may take"
-  [allocate_all_memory]="killed by signal 9"
-  [flood_stdout]="MiB of output"
-  [kill_grader]=""
-  [leftover_process]=""
-  [modify_other_files]="changed files the grader needs"
-  [symlink_to_test]="symbolic link"
-  [symlink_to_shadow]="symbolic link"
-  [include_secret_file]="Permission denied"
-  [gpu_kernel_never_ends]=""
-)
-listed=$(tail -n +2 autograder/exploits/catalogue.csv | cut -d, -f1 | sort)
-present=$(ls autograder/exploits | grep -v catalogue.csv | sort)
-[[ "$listed" == "$present" ]] || { say "autograder/exploits/catalogue.csv does not list exactly the exploits there"; diff <(echo "$listed") <(echo "$present"); exit 1; }
-for exploit in $present; do
-  [[ -v "expect[$exploit]" ]] || { say "no expectation for exploit $exploit"; exit 1; }
-  labs=00
-  [[ $exploit == modify_other_files ]] && labs=00,01
-  say "grading exploit $exploit"
-  grade "exploit-$exploit" "$root/autograder/exploits/$exploit" "$scratch/work-students" --labs "$labs" --test-timeout 10
-  check "$scratch/exploit-$exploit/results.json" zero 00_vadd_journey "${expect[$exploit]}"
-  if grep -q 'root:' "$scratch/exploit-$exploit/results.json"; then say "$exploit: a secret file leaked into the results"; exit 1; fi
-done
+say "proving the exploit catalogue in the container"
+LAUNCHLAB_IMAGE=$image PROVE_DIR="$scratch/prove" autograder/exploits/prove.sh docker
 
 say "building the Gradescope bundle"
 LAUNCHLAB_GRADE_ARGS="--labs 00" docker/gradescope/make-zip.sh "$scratch/autograder.zip" >/dev/null
-say "grading a sample with run_autograder, in a container from the same base"
+say "grading a sample as Gradescope does, in a container from the same base"
+# Gradescope unpacks the bundle into /autograder/source, runs setup.sh there
+# once, copies run_autograder to /autograder/run_autograder and runs it from
+# there for each submission, which it mounts at /autograder/submission.
 mkdir -p "$scratch/gs/submission" "$scratch/gs/results"
-rm -rf "$scratch/gs/submission/labs" && cp -r solutions/00_vadd_journey/. "$scratch/gs/submission/"
-timeout 900 docker run --rm \
+cp -r solutions/00_vadd_journey/. "$scratch/gs/submission/"
+timeout 1800 docker run --rm \
   -v /usr/local/cuda:/usr/local/cuda:ro \
   -v "$scratch/autograder.zip:/tmp/autograder.zip:ro" \
   -v "$scratch/gs/submission:/autograder/submission:ro" \
@@ -112,13 +84,18 @@ timeout 900 docker run --rm \
     apt-get update -qq >/dev/null && apt-get install -y -qq unzip python3 >/dev/null
     mkdir -p /autograder/source && cd /autograder/source && unzip -q /tmp/autograder.zip
     bash setup.sh
-    bash run_autograder' > "$scratch/gradescope.log" 2>&1 || { tail -40 "$scratch/gradescope.log"; say "the Gradescope run failed"; exit 1; }
-python3 docker/check_results.py "$scratch/gs/results/results.json" less
+    cp /autograder/source/run_autograder /autograder/run_autograder
+    chmod +x /autograder/run_autograder
+    cd /autograder && ./run_autograder' > "$scratch/gradescope.log" 2>&1 || { tail -40 "$scratch/gradescope.log"; say "the Gradescope run failed"; exit 1; }
+python3 docker/check_results.py "$scratch/gs/results/results.json" full
 python3 - "$scratch/gs/results/results.json" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))
 grid = [t for t in results["tests"] if t["name"].startswith("00_vadd_journey: GridArithmetic")]
 assert grid and all(t["score"] == t["max_score"] for t in grid), "the sample's grid tests should pass on Gradescope"
-print("docker/ci: the Gradescope sample graded its grid tests in full")
+# --labs 00 came from the bundle's settings in /autograder/source: no other lab was graded.
+others = {t["extra_data"]["lab"] for t in results["tests"]} - {"00_vadd_journey"}
+assert not others, f"the bundle's --labs 00 was not applied: {sorted(others)} were graded too"
+print("docker/ci: the Gradescope sample graded its grid tests in full, with the bundle's settings")
 PY
 say "done in $(( $(date +%s) - start )) s"

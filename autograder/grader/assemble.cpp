@@ -40,6 +40,28 @@ void copy_tree(const fs::path& from, const fs::path& to) {
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::skip_symlinks);
 }
 
+/// Lets the sandbox read a tree made for it: folders 0755, files 0644 (0755
+/// when executable). The copies keep the course's modes otherwise, and an
+/// installed course is root's alone (0700 in the grader's image), which left
+/// the sandbox user unable to read the learner's sources and the tests' data.
+void open_to_the_sandbox(const fs::path& root) {
+  using fs::perms;
+  const perms folder = perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec;
+  const perms file = perms::owner_read | perms::owner_write | perms::group_read | perms::others_read;
+  const perms exec = perms::owner_exec | perms::group_exec | perms::others_exec;
+  std::error_code ignored;
+  fs::permissions(root, folder, ignored);
+  for (auto it = fs::recursive_directory_iterator(root, ignored); it != fs::recursive_directory_iterator(); it.increment(ignored)) {
+    const fs::file_status status = it->symlink_status(ignored);
+    if (fs::is_directory(status)) {
+      fs::permissions(it->path(), folder, ignored);
+    } else if (fs::is_regular_file(status)) {
+      const bool executable = (status.permissions() & perms::owner_exec) != perms::none;
+      fs::permissions(it->path(), executable ? file | exec : file, ignored);
+    }
+  }
+}
+
 /// Makes `into` hold exactly the files of `from`, rewriting only those whose
 /// content (or kind, or mode) differs, so that an unchanged file keeps its
 /// time and a changed one is newer than anything built from it.
@@ -234,9 +256,9 @@ void assemble_learner_sources(const CommittedCourse& course, const SubmissionFil
       fs::path to = into / "labs" / slug / file;
       fs::remove(to, ignored);
       fs::copy_file(from, to);
-      fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
     }
   }
+  open_to_the_sandbox(into);
 }
 
 void assemble_test_data(const CommittedCourse& course, const std::vector<Lab>& labs, const fs::path& into) {
@@ -255,6 +277,7 @@ void assemble_test_data(const CommittedCourse& course, const std::vector<Lab>& l
       }
     }
   }
+  open_to_the_sandbox(into);
 }
 
 void add_private_tests(const fs::path& private_tests, std::vector<Lab>& labs) {

@@ -630,9 +630,15 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   // group; under bubblewrap, the namespace's first process dies with bwrap
   // (--die-with-parent) and the kernel ends the rest of the namespace; a
   // dedicated user's processes are swept, whatever group or session they
-  // moved to.
+  // moved to. The kernel's end of a namespace is not immediate: a fork bomb's
+  // 512 processes outlived their run by seconds, and the user's full process
+  // count kept the next runs from starting. So under user_bubblewrap too the
+  // sweep runs, and waits until none is left (its /tmp was the run's own).
   kill_group();
-  if (sandbox.kind == SandboxKind::user) end_processes_of(lease->user(), sandbox.shared_temporary);
+  if (sandbox.uses_user()) {
+    end_processes_of(lease->user(),
+                     sandbox.kind == SandboxKind::user ? sandbox.shared_temporary : std::vector<fs::path>{});
+  }
   close(fds[0]);
   if (channel) close(report[0]);
   int status = 0;
