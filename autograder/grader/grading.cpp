@@ -149,6 +149,9 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   fs::create_directories(trusted_dir);
   fs::permissions(trusted_dir, fs::perms::owner_all);
 
+  // Gradings side by side (grade-class) share the trusted part: one builds
+  // it while the others wait for it, then they all use it as it is.
+  std::optional<FileLock> building_trusted_part(trusted_dir / ".launchlab-lock");
   log(options, "taking the committed course");
   CommittedCourse course = export_committed_course(options.course_root, trusted_dir / "course", options.private_tests);
   const std::vector<Lab> all_labs = load_course(course.root);
@@ -175,6 +178,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     // learner is only told that the lab could not be graded.
     std::cerr << "launchlab grade: COURSE PROBLEM in " << slug << ": " << why << std::endl;
   }
+  building_trusted_part.reset();
 
   log(options, "taking the submission's files");
   SubmissionFiles submission = find_submission_files(options.submission, labs, all_labs);

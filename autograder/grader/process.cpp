@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -663,6 +664,25 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
     outcome.disk_exceeded = outcome.disk_growth > limits.disk_limit;
   }
   return outcome;
+}
+
+FileLock::FileLock(const std::filesystem::path& path, bool wait) {
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Another user's lock file can still be locked through a read-only descriptor.
+  if (fd_ < 0) fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("cannot open the lock file " + path.string() + ": " + std::strerror(errno));
+  while (flock(fd_, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (error == EINTR) continue;
+    close(fd_);
+    fd_ = -1;
+    if (!wait && error == EWOULDBLOCK) return;  // taken: not held
+    throw std::runtime_error("cannot lock " + path.string() + ": " + std::strerror(error));
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);  // closing the only descriptor releases the lock
 }
 
 }  // namespace launchlab::grader

@@ -1,6 +1,7 @@
 // The run stage: both test programs of a lab, under limits, each writing its
 // transcript; then the judge, test by test.
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -197,6 +198,13 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   limits.timeout = std::chrono::seconds(lab.timeout_seconds);
   std::vector<std::string> environment = {"GTEST_COLOR=no"};
   environment.insert(environment.end(), settings.environment.begin(), settings.environment.end());
+
+  // Gradings side by side on one host (grade-class) take turns on the GPU:
+  // LAUNCHLAB_GPU_LOCK names a lock file held around both programs of a lab
+  // with GPU tests, so that no timing test shares the GPU with another grading.
+  std::optional<FileLock> gpu_turn;
+  const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
+  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) gpu_turn.emplace(gpu_lock);
 
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it

@@ -112,4 +112,23 @@ void reap_orphans();
 /// a failed program. The caller then exits the process.
 void end_all_runs_for_exit();
 
+/// An exclusive flock(2) on a file (created when missing), held from
+/// construction to destruction: gradings side by side take turns through it
+/// (on the trusted build they share, on the GPU). The descriptor is
+/// close-on-exec, so no program the grader runs holds the lock.
+class FileLock {
+ public:
+  /// Waits for the lock (or, without wait, takes it only if it is free: see
+  /// held()); throws std::runtime_error when path cannot be opened.
+  explicit FileLock(const std::filesystem::path& path, bool wait = true);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace launchlab::grader
