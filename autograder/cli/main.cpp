@@ -22,6 +22,7 @@
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
+#include "grade_class.h"
 #include "lint.h"
 
 namespace fs = std::filesystem;
@@ -495,6 +496,8 @@ int main(int argc, char** argv) {
 
   GradeArguments grade_arguments;
   CLI::App& grade = define_grade(app, grade_arguments, course);
+  launchlab::cli::GradeClassArguments grade_class_arguments;
+  CLI::App& grade_class = launchlab::cli::define_grade_class(app, grade_class_arguments, course.lab_number(false));
   CLI::App& doctor = *app.add_subcommand("doctor", "what this machine can build and grade")->group("Grading");
 
   CLI::App& check = *app.add_subcommand("check", "build everything and run the course's own tests")->group("The course itself");
@@ -524,6 +527,7 @@ int main(int argc, char** argv) {
     if (test.parsed()) return command_test(ctx, course.lab(lab), solution);
     if (hint.parsed()) return command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
+    if (grade_class.parsed()) return launchlab::cli::command_grade_class(ctx.root, ctx.build, grade_class_arguments);
     if (doctor.parsed()) return command_doctor(ctx);
     if (docs.parsed()) return command_docs(ctx);
     if (check.parsed()) return command_check(ctx);

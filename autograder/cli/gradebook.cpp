@@ -1,0 +1,324 @@
+// Seeds, gradebook rows, the gradebook's CSV and its summary.
+#include "launchlab/cli/gradebook.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace launchlab::cli {
+using nlohmann::json;
+
+// ------------------------------------------------------------ seeds
+
+namespace {
+
+constexpr std::array<std::uint32_t, 64> kRoundConstants = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr std::uint32_t rotate_right(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void compress(std::array<std::uint32_t, 8>& state, const std::uint8_t* block) {
+  std::array<std::uint32_t, 64> w{};
+  for (int i = 0; i < 16; ++i) {
+    w[i] = std::uint32_t(block[4 * i]) << 24 | std::uint32_t(block[4 * i + 1]) << 16 |
+           std::uint32_t(block[4 * i + 2]) << 8 | std::uint32_t(block[4 * i + 3]);
+  }
+  for (int i = 16; i < 64; ++i) {
+    std::uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    std::uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  auto [a, b, c, d, e, f, g, h] = state;
+  for (int i = 0; i < 64; ++i) {
+    std::uint32_t t1 = h + (rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25)) + ((e & f) ^ (~e & g)) +
+                       kRoundConstants[i] + w[i];
+    std::uint32_t t2 = (rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  const std::array<std::uint32_t, 8> add = {a, b, c, d, e, f, g, h};
+  for (int i = 0; i < 8; ++i) state[i] += add[i];
+}
+
+}  // namespace
+
+std::array<std::uint8_t, 32> sha256(std::string_view data) {
+  std::array<std::uint32_t, 8> state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::string message(data);
+  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  message += static_cast<char>(0x80);
+  while (message.size() % 64 != 56) message += '\0';
+  for (int shift = 56; shift >= 0; shift -= 8) message += static_cast<char>((bits >> shift) & 0xff);
+  for (std::size_t at = 0; at < message.size(); at += 64) {
+    compress(state, reinterpret_cast<const std::uint8_t*>(message.data() + at));
+  }
+  std::array<std::uint8_t, 32> digest{};
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 4; ++j) digest[4 * i + j] = static_cast<std::uint8_t>(state[i] >> (24 - 8 * j));
+  }
+  return digest;
+}
+
+std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view message) {
+  constexpr std::size_t kBlock = 64;
+  std::string block_key(key);
+  if (block_key.size() > kBlock) {
+    auto digest = sha256(block_key);
+    block_key.assign(reinterpret_cast<const char*>(digest.data()), digest.size());
+  }
+  block_key.resize(kBlock, '\0');
+  std::string inner(kBlock, '\0'), outer(kBlock, '\0');
+  for (std::size_t i = 0; i < kBlock; ++i) {
+    inner[i] = static_cast<char>(block_key[i] ^ 0x36);
+    outer[i] = static_cast<char>(block_key[i] ^ 0x5c);
+  }
+  auto inner_digest = sha256(inner + std::string(message));
+  return sha256(outer + std::string(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
+}
+
+std::string to_hex(const std::uint8_t* bytes, std::size_t size) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string hex;
+  for (std::size_t i = 0; i < size; ++i) {
+    hex += kDigits[bytes[i] >> 4];
+    hex += kDigits[bytes[i] & 0xf];
+  }
+  return hex;
+}
+
+StudentSeed derive_seed(std::string_view secret, std::string_view student) {
+  auto mac = hmac_sha256(secret, student);
+  StudentSeed seed;
+  for (int i = 0; i < 8; ++i) seed.value = seed.value << 8 | mac[i];
+  auto fingerprint = sha256(secret);
+  seed.derivation = "hmac-sha256(secret " + to_hex(fingerprint.data(), 4) + ", \"" + std::string(student) +
+                    "\")[0:8] big-endian";
+  return seed;
+}
+
+// ------------------------------------------------------------ rows
+
+namespace {
+
+int int_of(const json& object, const char* key) {
+  auto found = object.find(key);
+  if (found == object.end() || !found->is_number()) return 0;
+  return static_cast<int>(std::lround(found->get<double>()));
+}
+
+std::string string_of(const json& object, const char* key) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+void flag(GradebookRow& row, const std::string& name) {
+  if (std::find(row.flags.begin(), row.flags.end(), name) == row.flags.end()) row.flags.push_back(name);
+}
+
+/// Whether a value of extra_data asks for a regrade: true, or a non-empty
+/// string or list (the reasons).
+bool asks_regrade(const json& extra) {
+  auto found = extra.find("regrade");
+  if (found == extra.end()) return false;
+  if (found->is_boolean()) return found->get<bool>();
+  if (found->is_string() || found->is_array() || found->is_object()) return !found->empty();
+  return false;
+}
+
+}  // namespace
+
+GradebookRow row_from_results(const json& results) {
+  GradebookRow row;
+  if (!results.is_object()) {
+    flag(row, "grader-error");
+    return row;
+  }
+  row.total = int_of(results, "score");
+  const json extra = results.value("extra_data", json::object());
+  if (extra.is_object()) {
+    row.graded_max = int_of(extra, "gradable_max_score");
+    row.not_graded = int_of(extra, "not_gradable_points");
+    if (asks_regrade(extra)) flag(row, "regrade");
+  }
+  const json tests = results.value("tests", json::array());
+  if (tests.is_array()) {
+    for (const auto& test : tests) {
+      if (!test.is_object()) continue;
+      const json test_extra = test.value("extra_data", json::object());
+      std::string lab = test_extra.is_object() ? string_of(test_extra, "lab") : "";
+      if (lab.empty()) {
+        // A results.json of another grader: the lab is the test name's prefix.
+        std::string name = string_of(test, "name");
+        lab = name.substr(0, name.find(':'));
+      }
+      row.lab_points[lab] += int_of(test, "score");
+      const std::string outcome = test_extra.is_object() ? string_of(test_extra, "outcome") : "";
+      row.lab_max[lab] += test_extra.is_object() && test_extra.contains("points_if_graded")
+                              ? int_of(test_extra, "points_if_graded")
+                              : int_of(test, "max_score");
+      if (outcome == "regrade" || (test_extra.is_object() && asks_regrade(test_extra))) flag(row, "regrade");
+      if (outcome == "not graded") flag(row, "course-problem");
+    }
+  }
+  if (string_of(results, "output").starts_with("The grader could not grade")) flag(row, "grader-error");
+  return row;
+}
+
+// ------------------------------------------------------------ CSV
+
+std::string csv_cell(std::string_view text) {
+  std::string cell(text);
+  if (!cell.empty() && (cell.front() == '=' || cell.front() == '+' || cell.front() == '-' || cell.front() == '@')) {
+    // A number stays a number; anything else a spreadsheet could run is made text.
+    const bool number = cell.size() > 1 && cell.front() == '-' &&
+                        cell.find_first_not_of("0123456789.", 1) == std::string::npos;
+    if (!number) cell = "'" + cell;
+  }
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
+  std::string quoted = "\"";
+  for (char c : cell) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string gradebook_csv(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows) {
+  std::ostringstream out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_cell(cells[i]);
+    out << "\r\n";
+  };
+  std::vector<std::string> header = {"student", "name", "email"};
+  header.insert(header.end(), labs.begin(), labs.end());
+  header.insert(header.end(), {"total", "graded_max", "not_graded", "flags", "seed"});
+  line(header);
+  for (const auto& row : rows) {
+    std::vector<std::string> cells = {row.student, row.name, row.email};
+    for (const auto& lab : labs) {
+      auto found = row.lab_points.find(lab);
+      cells.push_back(found == row.lab_points.end() ? "" : std::to_string(found->second));
+    }
+    std::string flags;
+    for (const auto& name : row.flags) flags += (flags.empty() ? "" : " ") + name;
+    cells.insert(cells.end(), {std::to_string(row.total), std::to_string(row.graded_max),
+                               std::to_string(row.not_graded), flags, row.seed});
+    line(cells);
+  }
+  return out.str();
+}
+
+// ------------------------------------------------------------ summary
+
+json summary_json(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows) {
+  json summary;
+  json lab_list = json::array();
+  auto column = [&](const std::string& name, auto points_of, auto max_of) {
+    json points = json::array();
+    int most = 0;
+    for (const auto& row : rows) {
+      if (std::find(row.flags.begin(), row.flags.end(), "no-results") != row.flags.end()) continue;
+      if (auto value = points_of(row)) points.push_back(*value);
+      most = std::max(most, max_of(row));
+    }
+    return json{{"name", name}, {"max_points", most}, {"points", points}};
+  };
+  for (const auto& lab : labs) {
+    lab_list.push_back(column(
+        lab,
+        [&](const GradebookRow& row) -> std::optional<int> {
+          auto found = row.lab_points.find(lab);
+          return found == row.lab_points.end() ? std::nullopt : std::optional<int>(found->second);
+        },
+        [&](const GradebookRow& row) {
+          auto found = row.lab_max.find(lab);
+          return found == row.lab_max.end() ? 0 : found->second;
+        }));
+  }
+  summary["labs"] = lab_list;
+  summary["total"] = column(
+      "total", [](const GradebookRow& row) -> std::optional<int> { return row.total; },
+      [](const GradebookRow& row) { return row.graded_max + row.not_graded; });
+  json flagged = json::object();
+  json seconds = json::array();
+  for (const auto& row : rows) {
+    if (!row.flags.empty()) flagged[row.student] = row.flags;
+    if (row.seconds) seconds.push_back(*row.seconds);
+  }
+  summary["students"] = rows.size();
+  summary["flagged"] = flagged;
+  summary["seconds_per_grading"] = seconds;
+  return summary;
+}
+
+namespace {
+
+std::string figures(const json& points) {
+  std::vector<double> values;
+  for (const auto& value : points) values.push_back(value.get<double>());
+  if (values.empty()) return "| 0 | | | | |";
+  std::sort(values.begin(), values.end());
+  double mean = 0;
+  for (double value : values) mean += value;
+  mean /= static_cast<double>(values.size());
+  const std::size_t middle = values.size() / 2;
+  const double median = values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  std::ostringstream row;
+  row << std::fixed << std::setprecision(1) << "| " << values.size() << " | " << mean << " | " << median << " | "
+      << std::setprecision(0) << values.front() << " | " << values.back() << " |";
+  return row.str();
+}
+
+}  // namespace
+
+std::string summary_markdown(const json& summary) {
+  std::ostringstream out;
+  out << "# Class grading\n\n" << summary.value("students", 0) << " students.\n\n";
+  out << "| | max | graded | mean | median | lowest | highest |\n|---|---|---|---|---|---|---|\n";
+  auto line = [&](const json& column) {
+    out << "| " << column.value("name", "") << " | " << column.value("max_points", 0) << " "
+        << figures(column.value("points", json::array())) << "\n";
+  };
+  for (const auto& lab : summary.value("labs", json::array())) line(lab);
+  line(summary.value("total", json::object()));
+  const json seconds = summary.value("seconds_per_grading", json::array());
+  if (!seconds.empty()) {
+    double total = 0;
+    for (const auto& value : seconds) total += value.get<double>();
+    out << "\nA grading took " << std::fixed << std::setprecision(1) << total / static_cast<double>(seconds.size())
+        << " s on average (" << seconds.size() << " gradings of this run and earlier ones).\n";
+  }
+  const json flagged = summary.value("flagged", json::object());
+  if (flagged.empty()) {
+    out << "\nNo student is flagged.\n";
+  } else {
+    out << "\nFlagged:\n\n";
+    for (const auto& [student, flags] : flagged.items()) {
+      std::string words;
+      for (const auto& name : flags) words += (words.empty() ? "" : ", ") + name.get<std::string>();
+      out << "- " << student << ": " << words << "\n";
+    }
+    out << "\n`regrade`: a timing test ran while the GPU was throttled or shared, grade again with --regrade; "
+           "`no-results`: the grading left no results.json; `grader-error`: the grader could not grade the "
+           "submission (results.json says why); `course-problem`: a test could not be graded because of the course; "
+           "`--regrade-failed` grades all of these again.\n";
+  }
+  return out.str();
+}
+
+}  // namespace launchlab::cli

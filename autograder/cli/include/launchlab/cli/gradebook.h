@@ -1,0 +1,82 @@
+/// @file
+/// What grade-class makes of a class's results: each student's seed, one
+/// gradebook row per student from their results.json, the gradebook as CSV
+/// and the figures of its summary.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace launchlab::cli {
+
+/// SHA-256 of data (FIPS 180-4).
+std::array<std::uint8_t, 32> sha256(std::string_view data);
+
+/// HMAC-SHA-256 of message under key (RFC 2104).
+std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view message);
+
+/// Lowercase hexadecimal.
+std::string to_hex(const std::uint8_t* bytes, std::size_t size);
+
+/// A student's secret seed and how it was made, which names the secret only
+/// by a fingerprint (the first 8 hexadecimal digits of its SHA-256).
+struct StudentSeed {
+  std::uint64_t value = 0;
+  std::string derivation;  ///< "hmac-sha256(secret 1a2b3c4d, \"alice\")[0:8] big-endian"
+};
+
+/// The seed of a student's grading: the first 8 bytes of
+/// HMAC-SHA-256(secret, student), big-endian. The same secret and student
+/// give the same seed, so a regrade sees the inputs the first grading saw.
+StudentSeed derive_seed(std::string_view secret, std::string_view student);
+
+/// One student's line of the gradebook.
+struct GradebookRow {
+  std::string student;
+  std::string name;                          ///< the submitters' names, "; " between them
+  std::string email;
+  std::map<std::string, int> lab_points;     ///< slug -> points
+  std::map<std::string, int> lab_max;        ///< slug -> the points its tests are worth, graded here or not
+  int total = 0;                             ///< results.json's score
+  int graded_max = 0;                        ///< the points that could be graded here
+  int not_graded = 0;                        ///< the points that could not (no GPU, a missing tool)
+  std::vector<std::string> flags;
+  std::string seed;                          ///< the seed's derivation, or "none"
+  std::optional<double> seconds;             ///< how long the grading took
+};
+
+/// The row results.json gives (Gradescope's schema as `launchlab grade`
+/// writes it: each test's extra_data names its lab and outcome). Flags:
+/// "regrade" when a test's outcome (or the top-level extra_data) says a
+/// timing test ran on a throttled or shared GPU, "grader-error" when the
+/// grader could not grade the submission, "course-problem" when a test was
+/// not graded because of the course.
+GradebookRow row_from_results(const nlohmann::json& results);
+
+/// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line
+/// break, and when it starts with = + - @ (which spreadsheets would run as a
+/// formula) also led by an apostrophe.
+std::string csv_cell(std::string_view text);
+
+/// The gradebook: a header (student, name, email, one column per lab, total,
+/// graded_max, not_graded, flags, seed), then one line per row, labs in the
+/// order given.
+std::string gradebook_csv(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows);
+
+/// The summary's figures as JSON: for each lab and the total, its maximum
+/// and the points of every graded student; the flagged students; the
+/// seconds a grading took. autograder/class/histograms.py draws it.
+nlohmann::json summary_json(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows);
+
+/// The summary a person reads (Markdown): per lab, how many were graded, the
+/// mean, median, lowest and highest points; who is flagged and why.
+std::string summary_markdown(const nlohmann::json& summary);
+
+}  // namespace launchlab::cli
