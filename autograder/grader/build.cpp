@@ -57,6 +57,48 @@ std::vector<std::string> configure_command(const fs::path& sources, const fs::pa
   return command;
 }
 
+/// Configures, once, a project that only enables the course's languages and
+/// finds threads, with the grading's CMake options: its cache and
+/// CMakeFiles/<version>/ hold the compilers' detection.
+fs::path detect_compilers(const fs::path& folder, const BuildSettings& settings, const RunLimits& limits) {
+  const fs::path source = folder / "source";
+  const fs::path build = folder / "build";
+  fs::create_directories(source);
+  std::ofstream(source / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.25)\n"
+                                              "project(launchlab_compilers LANGUAGES CXX CUDA)\n"
+                                              "find_package(Threads REQUIRED)\n";
+  std::vector<std::string> command = {"cmake", "-S", source.string(), "-B", build.string(), "-Wno-dev"};
+  if (has_ninja()) command.insert(command.end(), {"-G", "Ninja"});
+  command.insert(command.end(), settings.cmake_args.begin(), settings.cmake_args.end());
+  RunOutcome configured = configure(command, build, limits, Sandbox{});
+  return configured.exited_cleanly() ? build : fs::path{};
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  return text;
+}
+
+/// Gives a fresh learner build folder the compilers' detection: the probe's
+/// cache with its folders renamed, and its CMakeFiles/<version>/ without the
+/// identification sources. CMake then takes the compilers as known.
+void seed_compilers(const fs::path& compilers, const fs::path& sources, const fs::path& build_dir) {
+  if (compilers.empty() || fs::exists(build_dir / "CMakeCache.txt")) return;
+  fs::create_directories(build_dir / "CMakeFiles");
+  for (const auto& entry : fs::directory_iterator(compilers / "CMakeFiles")) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "CMakeSystem.cmake")) continue;
+    const fs::path into = build_dir / "CMakeFiles" / entry.path().filename();
+    fs::create_directories(into);
+    for (const auto& file : fs::directory_iterator(entry.path())) {
+      if (file.is_regular_file()) fs::copy_file(file.path(), into / file.path().filename());
+    }
+  }
+  std::string cache = read_text(compilers / "CMakeCache.txt");
+  cache = replaced(cache, compilers.string(), build_dir.string());
+  cache = replaced(cache, (compilers.parent_path() / "source").string(), sources.string());
+  std::ofstream(build_dir / "CMakeCache.txt") << cache;
+}
+
 }  // namespace
 
 namespace {
@@ -123,6 +165,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
                                 build_errors(configured.output, course.root);
     return trusted;
   }
+  trusted.compilers = detect_compilers(build_dir.parent_path() / "compilers", settings, limits);
   RunOutcome support = run_limited({"cmake", "--build", build_dir.string(), "--target",
                                     "launchlab_test_support_exercise", "launchlab_records"},
                                    build_dir, {}, limits);
@@ -172,10 +215,11 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
 }
 
 LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercise_dir, const std::vector<Lab>& labs,
-                                const fs::path& build_dir, const BuildSettings& settings) {
+                                const fs::path& build_dir, const BuildSettings& settings, const fs::path& compilers) {
   LearnerBuild learner;
   learner.build_dir = build_dir;
   const RunLimits limits = build_limits(settings);
+  seed_compilers(compilers, sources, build_dir);
   SandboxView view;
   view.read_only = {sources, exercise_dir};
   view.writable = {build_dir};

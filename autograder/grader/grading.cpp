@@ -191,7 +191,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
 
   log(options, "building the submission");
   LearnerBuild learner =
-      build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build);
+      build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build, trusted.compilers);
 
   std::vector<LabResult> results;
   GuardedFiles guard;

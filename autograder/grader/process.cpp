@@ -117,6 +117,7 @@ bool run_as(const SandboxUser& user, const std::function<void()>& work, std::chr
 struct ProcessStatus {
   bool zombie = false;
   uid_t real = 0, effective = 0, saved = 0;
+  pid_t parent = 0;
   std::size_t threads = 1;
 };
 
@@ -138,6 +139,8 @@ void for_each_process(Visit visit) {
         read_uids = true;
       } else if (line.rfind("Threads:", 0) == 0) {
         std::istringstream(line.substr(8)) >> status.threads;
+      } else if (line.rfind("PPid:", 0) == 0) {
+        std::istringstream(line.substr(5)) >> status.parent;
       }
     }
     if (read_uids && !visit(static_cast<pid_t>(std::atoi(entry->d_name)), status)) break;
@@ -146,11 +149,14 @@ void for_each_process(Visit visit) {
 }
 
 // Whether a process runs as uid (real, effective or saved: the ones kill(-1)
-// from that user reaches); zombies count only when asked for.
+// from that user reaches); zombies count only when asked for, and never this
+// process's own, which its caller reaps (a run's child is kept a zombie until
+// then, so that its process group's id stays its own).
 bool has_processes(uid_t uid, bool zombies_too) {
   bool found = false;
+  const pid_t self = getpid();
   for_each_process([&](pid_t, const ProcessStatus& status) {
-    found = (zombies_too || !status.zombie) &&
+    found = (zombies_too || !status.zombie) && !(status.zombie && status.parent == self) &&
             (status.real == uid || status.effective == uid || status.saved == uid);
     return !found;
   });

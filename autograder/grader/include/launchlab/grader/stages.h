@@ -93,6 +93,10 @@ struct BuildSettings {
 /// to the build's messages, which are the instructor's to read.
 struct TrustedBuild {
   std::filesystem::path build_dir;
+  /// A tiny project configured with the same compilers: what the learner
+  /// part's configure is given instead of detecting them again (seconds of
+  /// test compiles at every grading). Empty when that configure failed.
+  std::filesystem::path compilers;
   std::map<std::string, std::string> failed;   ///< slug -> the build's messages
   std::string configure_problem;               ///< set when nothing could be configured
 };
@@ -115,7 +119,7 @@ struct LearnerBuild {
 
 LearnerBuild build_learner_part(const std::filesystem::path& sources, const std::filesystem::path& exercise_dir,
                                 const std::vector<Lab>& labs, const std::filesystem::path& build_dir,
-                                const BuildSettings& settings);
+                                const BuildSettings& settings, const std::filesystem::path& compilers = {});
 
 /// The lines of a build log that say what went wrong, paths below `root` made relative.
 std::string build_errors(const std::string& log_text, const std::filesystem::path& root);
