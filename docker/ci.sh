@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The grader's container, proven: build the image from a release export of
-# the committed course, grade inside it the solutions (full marks on what
-# needs no GPU) and the pristine starters (less than full marks), prove the
-# exploit catalogue in it (autograder/exploits/prove.sh docker), then build
-# the Gradescope bundle and grade a sample as Gradescope does, in a container
-# made from the same base.
+# the committed course, grade inside it lab 00's solutions (full marks on
+# what needs no GPU) and pristine starters (less than full marks), prove the
+# exploit catalogue in it (autograder/exploits/prove.sh docker) on one build
+# volume, then build a Gradescope bundle for lab 00 and grade a sample as
+# Gradescope does, in a container made from the same base.
 #
 # Needs root (it installs and starts Docker when missing) and the CUDA
 # toolkit at /usr/local/cuda, which the containers mount read-only.
@@ -53,17 +53,21 @@ grade() {
 }
 check() { python3 docker/check_results.py "$1" "$2" || { tail -40 "$scratch/$3.log"; exit 1; }; }
 
-say "grading the solutions"
-grade solutions "$root/solutions"
+# Lab 00 only, as the catalogue: every lab's solutions and starters are
+# graded through the same program by the course's own check, in the host's
+# sandbox (CourseGrading), and an image without the toolkit builds what it
+# grades on first use, which for every lab would take most of CI's time.
+say "grading the solutions of lab 00 (the first grading builds the launchlab program and the trusted part)"
+grade solutions "$root/solutions" --labs 00
 check "$scratch/solutions/results.json" full solutions
 
 mkdir -p "$scratch/empty"
-say "grading the pristine starters"
-grade starters "$scratch/empty"
+say "grading the pristine starters of lab 00"
+grade starters "$scratch/empty" --labs 00
 check "$scratch/starters/results.json" less starters
 
 say "proving the exploit catalogue in the container"
-LAUNCHLAB_IMAGE=$image PROVE_DIR="$scratch/prove" autograder/exploits/prove.sh docker
+LAUNCHLAB_IMAGE=$image PROVE_DIR="$scratch/prove" PROVE_BUILD_VOLUME="$scratch/build" autograder/exploits/prove.sh docker
 
 say "building the Gradescope bundle"
 LAUNCHLAB_GRADE_ARGS="--labs 00" docker/gradescope/make-zip.sh "$scratch/autograder.zip" >/dev/null

@@ -30,11 +30,16 @@ chown -R root:root /opt/launchlab
 chmod -R go-rwx /opt/launchlab
 mkdir -p /var/lib/launchlab && chmod 0700 /var/lib/launchlab
 
-# The first build: the launchlab program and the course's trusted part.
+# The first build: the launchlab program and the course's trusted part, for
+# what this bundle grades (its launchlab.conf: the labs, the private tests),
+# so that each submission builds only its own files.
+LAUNCHLAB_GRADE_ARGS=""
+[[ -f "$here/launchlab.conf" ]] && . "$here/launchlab.conf"
 mkdir -p /tmp/empty-submission
+# shellcheck disable=SC2086  # the arguments are words on purpose
 env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader LAUNCHLAB_BUILD_ROOT=/var/lib/launchlab \
   LAUNCHLAB_SANDBOX=user LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
   LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
   /opt/launchlab/launchlab grade --submission /tmp/empty-submission --work /tmp/launchlab-grading \
-  --json /tmp/prebuild.json >/dev/null || true
+  --json /tmp/prebuild.json $LAUNCHLAB_GRADE_ARGS >/dev/null || true
 rm -rf /tmp/launchlab-grading /tmp/empty-submission /tmp/prebuild.json
