@@ -8,17 +8,27 @@
 #
 # Needs root (it installs and starts Docker when missing) and the CUDA
 # toolkit at /usr/local/cuda, which the containers mount read-only.
+#
+#   docker/ci.sh            all of it
+#   docker/ci.sh install    only install Docker and debootstrap (apt-get)
+#   docker/ci.sh image      only install and start Docker and build the image:
+#                           mostly downloads, which .ci/run starts beside the
+#                           course's build; `docker/ci.sh` after it finds the
+#                           image's layers built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 start=$(date +%s)
 say() { printf 'docker/ci: %s\n' "$*"; }
+step=${1:-all}
+[[ $step == all || $step == install || $step == image ]] || { echo "usage: $0 [install|image]" >&2; exit 2; }
 
-if ! command -v dockerd >/dev/null 2>&1; then
+if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
   say "installing Docker and debootstrap"
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap >/dev/null
 fi
+[[ $step == install ]] && exit 0
 if ! docker info >/dev/null 2>&1; then
   say "starting dockerd"
   (dockerd >/tmp/launchlab-dockerd.log 2>&1 &)
@@ -28,6 +38,10 @@ fi
 image=launchlab-grader:ci
 say "building the grader's image from a release export"
 docker/build-image.sh "$image"
+if [[ $step == image ]]; then
+  say "the image is built, in $(( $(date +%s) - start )) s"
+  exit 0
+fi
 
 scratch=$(mktemp -d /tmp/launchlab-docker-ci.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT

@@ -717,7 +717,8 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
       std::cout << "waiting for the jobs (" << static_cast<int>(reported) << " s)" << std::endl;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
-    pause_ms = std::min(pause_ms * 2, 15000);
+    // One squeue every 5 s at most: light on a scheduler, and a job's end is seen soon.
+    pause_ms = std::min(pause_ms * 2, 5000);
   }
 
   std::vector<std::string> failed;
