@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "launchlab/cli/arguments.h"
+#include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
@@ -107,13 +108,23 @@ int run_visible(const std::vector<std::string>& argv) {
   return run_visible_quietly(argv);
 }
 
-fs::path progress_dir(const Context& ctx) { return ctx.build / "progress"; }
+fs::path progress_dir(const Context& ctx) { return launchlab::cli::progress_folder(ctx.root); }
 
 int hints_seen(const Context& ctx, const Lab& lab) {
-  std::ifstream in(progress_dir(ctx) / (lab.slug + ".hints"));
-  int seen = 0;
-  in >> seen;
-  return std::clamp(seen, 0, static_cast<int>(lab.hints.size()));
+  return std::clamp(launchlab::cli::read_progress(progress_dir(ctx), lab.slug).hints_seen, 0,
+                    static_cast<int>(lab.hints.size()));
+}
+
+/// Progress is the learner's convenience: a course tree they cannot write
+/// (a read-only install) costs them the record, never the command.
+template <typename Write>
+void keep_progress(const Context& ctx, Write write) {
+  try {
+    write();
+  } catch (const std::exception& error) {
+    std::cerr << "launchlab: your progress could not be kept in " << progress_dir(ctx).string() << ": " << error.what()
+              << "\n";
+  }
 }
 
 void print_hint(const Lab& lab, int index) {
@@ -131,8 +142,7 @@ void reveal_next_hint(const Context& ctx, const Lab& lab) {
     return;
   }
   print_hint(lab, seen);
-  fs::create_directories(progress_dir(ctx));
-  std::ofstream(progress_dir(ctx) / (lab.slug + ".hints")) << seen + 1 << "\n";
+  keep_progress(ctx, [&] { launchlab::cli::record_hints_seen(progress_dir(ctx), lab.slug, seen + 1); });
 }
 
 /// Shows the latest hint the learner asked for (the first one if none yet):
@@ -165,7 +175,23 @@ void indent(std::ostream& out, const std::string& text, const std::string& prefi
   while (std::getline(lines, line)) out << prefix << line << "\n";
 }
 
-int command_test(const Context& ctx, const Lab& lab, bool solution) {
+/// Whether a test's name is one that `--only` asked for: the whole name
+/// (Suite.Test), or a suite and its tests (Suite.*).
+bool asked_for(const std::string& name, const std::vector<std::string>& only) {
+  if (only.empty()) return true;
+  return std::any_of(only.begin(), only.end(), [&](const std::string& pattern) {
+    if (pattern.size() > 2 && pattern.ends_with(".*")) return name.starts_with(pattern.substr(0, pattern.size() - 1));
+    return name == pattern;
+  });
+}
+
+int command_test(const Context& ctx, Lab lab, bool solution, const std::vector<std::string>& only) {
+  std::erase_if(lab.tests, [&](const LabTest& test) { return !asked_for(test.name, only); });
+  if (lab.tests.empty()) {
+    std::cout << lab.slug << " has no test named " << only.front() << "; `launchlab test " << lab.number()
+              << "` lists them all.\n";
+    return 2;
+  }
   std::string target = lab.test_binary_name() + (solution ? "_solution" : "");
   std::cerr << "Building " << target << " ..." << std::endl;
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target, lab.reference_binary_name()}) != 0) {
@@ -175,12 +201,13 @@ int command_test(const Context& ctx, const Lab& lab, bool solution) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::cerr << "Running " << lab.tests.size() << " tests ..." << std::endl;
   RunSettings settings;
-  settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
+  // The cached reference transcript is the whole lab's: a run of some tests only makes its own.
+  if (only.empty()) settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
   fs::create_directories(ctx.build / "run");
   auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
                                capabilities, ctx.build / "run" / target, settings);
 
-  int points = 0, gradable = 0, not_gradable = 0;
+  launchlab::cli::LabScore score;
   bool any_failed = false;
   std::cout << "\n" << lab.slug << " — " << lab.title << (solution ? " (the solution)" : "") << "\n\n";
   for (const auto& result : results) {
@@ -190,50 +217,77 @@ int command_test(const Context& ctx, const Lab& lab, bool solution) {
     std::cout << mark << std::left << std::setw(60) << result.name << std::right << std::setw(3) << result.points
               << "/" << result.max_points << "\n";
     if (result.status != TestStatus::passed) indent(std::cout, result.message, "         ");
-    points += result.points;
-    if (result.status == TestStatus::passed || result.status == TestStatus::failed) gradable += result.max_points;
-    else not_gradable += result.max_points;
+    score.points += result.points;
+    if (result.status == TestStatus::passed || result.status == TestStatus::failed) score.gradable += result.max_points;
+    else score.not_gradable += result.max_points;
     any_failed = any_failed || result.status == TestStatus::failed;
   }
-  std::cout << "\nScore: " << points << "/" << gradable;
-  if (not_gradable) std::cout << " (" << not_gradable << " more points need what this machine lacks: " << capabilities.gpu_detail << ")";
-  std::cout << "\n\n";
+  std::cout << "\nScore: " << score.points << "/" << score.gradable;
+  if (score.not_gradable) {
+    std::cout << " (" << score.not_gradable << " more points need what this machine lacks: " << capabilities.gpu_detail << ")";
+  }
+  std::cout << (only.empty() ? "" : " on the tests asked for") << "\n\n";
 
   if (!solution) {
-    fs::create_directories(progress_dir(ctx));
-    Value progress = Value::Object{};
-    progress["points"] = points;
-    progress["gradable"] = gradable;
-    progress["not_gradable"] = not_gradable;
-    write_file_atomically(progress_dir(ctx) / (lab.slug + ".json"), progress.dump(2));
+    // Only a run of the whole lab is a score to keep.
+    if (only.empty()) keep_progress(ctx, [&] { launchlab::cli::record_run(progress_dir(ctx), lab.slug, score); });
     if (any_failed) show_current_hint(ctx, lab);
   }
   return any_failed ? 1 : 0;
 }
 
 int command_list(const Context& ctx) {
-  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title"
-            << "progress\n";
+  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(30)
+            << "best" << "last\n";
   for (const auto& lab : load_course(ctx.root)) {
-    std::string progress = "not tried yet";
-    fs::path saved = progress_dir(ctx) / (lab.slug + ".json");
-    if (fs::exists(saved)) {
-      try {
-        std::ifstream in(saved);
-        std::ostringstream text;
-        text << in.rdbuf();
-        Value value = parse_json(text.str());
-        progress = std::to_string(value["points"].as_int()) + "/" + std::to_string(value["gradable"].as_int()) + " points";
-        if (value["not_gradable"].as_int() > 0) progress += " (+" + std::to_string(value["not_gradable"].as_int()) + " need a GPU)";
-      } catch (const std::exception&) {
-        progress = "unknown (run `launchlab test " + lab.number() + "`)";
-      }
-    }
+    const auto progress = launchlab::cli::read_progress(progress_dir(ctx), lab.slug);
+    const std::string best = progress.best ? launchlab::cli::describe(*progress.best) : "not tried yet";
+    const std::string last = progress.last ? launchlab::cli::describe(*progress.last) : "";
     std::cout << std::left << std::setw(4) << lab.number() << std::setw(24) << lab.slug << std::setw(44)
-              << lab.title.substr(0, 42) << progress << "\n";
+              << lab.title.substr(0, 42) << std::setw(30) << best << last << "\n";
   }
   std::cout << "\n`launchlab test NN` runs a lab's tests; the chapter is chapters/<lab>/index.md "
-               "(`launchlab docs` builds the site).\n";
+               "(`launchlab docs` builds the site). Your progress is kept in "
+            << progress_dir(ctx).string() << ".\n";
+  return 0;
+}
+
+/// `launchlab reset NN`: the lab's student files put back as the course's
+/// last commit has them, once the learner has said yes.
+int command_reset(const Context& ctx, const Lab& lab, bool yes) {
+  std::string files;
+  for (const auto& file : lab.student_files) files += " " + file;
+  if (!yes) {
+    if (!isatty(STDIN_FILENO)) {
+      std::cout << "launchlab reset would put back the starter's" << files << " of " << lab.slug
+                << ", losing your changes; say --yes to do it without being asked.\n";
+      return 2;
+    }
+    std::cout << "Put back the starter's" << files << " of " << lab.slug
+              << "? Your changes to them are lost. [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") {
+      std::cout << "Nothing was changed.\n";
+      return 1;
+    }
+  }
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(30);
+  std::vector<std::pair<fs::path, std::string>> starters;
+  for (const auto& file : lab.student_files) {
+    const std::string path = "labs/" + lab.slug + "/" + file;
+    RunOutcome shown = run_limited({"git", "-C", ctx.root.string(), "show", "HEAD:" + path}, {}, {}, limits);
+    if (!shown.exited_cleanly()) {
+      std::cout << "The course's last commit has no " << path
+                << " (a reset needs the course as a git clone); nothing was changed.\n";
+      return 1;
+    }
+    starters.emplace_back(ctx.root / path, shown.output);
+  }
+  for (const auto& [path, text] : starters) write_file_atomically(path, text);
+  keep_progress(ctx, [&] { launchlab::cli::forget_runs(progress_dir(ctx), lab.slug); });
+  std::cout << "Put back" << files << " of " << lab.slug << " as the course's last commit has them.\n";
   return 0;
 }
 
@@ -479,10 +533,17 @@ int main(int argc, char** argv) {
   lab_argument(test);
   bool solution = false;
   test.add_flag("--solution", solution, "run them on the reference solution instead");
+  std::vector<std::string> only_tests;
+  test.add_option("--only", only_tests, "only these tests: Suite.Test, or Suite.* for a suite (repeat it for more)")
+      ->type_name("NAME");
   CLI::App& hint = *app.add_subcommand("hint", "the next hint for lab NN")->group("Learning");
   lab_argument(hint);
   bool all_hints = false;
   hint.add_flag("--all", all_hints, "every hint of the lab, in order");
+  CLI::App& reset = *app.add_subcommand("reset", "put lab NN's student files back as the starter has them")->group("Learning");
+  lab_argument(reset);
+  bool reset_yes = false;
+  reset.add_flag("--yes", reset_yes, "without asking first");
   CLI::App& docs = *app.add_subcommand("docs", "build the course site (Sphinx)")->group("Learning");
   CLI::App& inspect = *app.add_subcommand("inspect", "the tools your finished labs become: `launchlab inspect help` lists them")
                            ->group("Learning")
@@ -524,7 +585,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (list.parsed()) return command_list(ctx);
-    if (test.parsed()) return command_test(ctx, course.lab(lab), solution);
+    if (test.parsed()) return command_test(ctx, course.lab(lab), solution, only_tests);
+    if (reset.parsed()) return command_reset(ctx, course.lab(lab), reset_yes);
     if (hint.parsed()) return command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
     if (grade_class.parsed()) return launchlab::cli::command_grade_class(ctx.root, ctx.build, grade_class_arguments);

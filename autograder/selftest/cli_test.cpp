@@ -9,8 +9,10 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 
 #include "launchlab/cli/arguments.h"
+#include "launchlab/cli/progress.h"
 #include "launchlab/grader/process.h"
 
 namespace fs = std::filesystem;
@@ -76,7 +78,7 @@ TEST_F(Cli, GradeHelpAnswersAtOnceAndBuildsNothing) {
 }
 
 TEST_F(Cli, EveryCommandHasItsOwnHelp) {
-  for (const char* command : {"list", "test", "hint", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
+  for (const char* command : {"list", "test", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{command, "--help"}, {"help", command}}) {
       RunOutcome outcome = launchlab(args);
       EXPECT_EQ(outcome.exit_code, 0) << command << ":\n" << outcome.output;
@@ -148,4 +150,133 @@ TEST(Closest, FindsTyposAndPrefixesButNotStrangers) {
   EXPECT_EQ(closest("--test-timout", options), "--test-timeout");
   EXPECT_EQ(closest("--verbose", options), std::nullopt);
   EXPECT_EQ(closest("--x", options), std::nullopt);
+}
+
+// ------------------------------------------------------------ the learner's progress
+
+namespace {
+
+/// A course of its own for a test: the fixture course, committed to a fresh
+/// git repository (reset takes the starters from the last commit).
+class LearnerCourse : public Cli {
+ protected:
+  void SetUp() override {
+    Cli::SetUp();
+    root_ = asked_ / "course";
+    fs::copy(fs::path(LAUNCHLAB_SOURCE_DIR) / "autograder" / "selftest" / "fixture_course", root_,
+             fs::copy_options::recursive);
+    RunLimits limits;
+    limits.timeout = std::chrono::seconds(60);
+    for (std::vector<std::string> git : {std::vector<std::string>{"init", "-q"}, {"add", "-A"},
+                                         {"-c", "user.name=course", "-c", "user.email=course@example.org", "commit",
+                                          "-q", "-m", "the course"}}) {
+      git.insert(git.begin(), {"git", "-C", root_.string()});
+      ASSERT_TRUE(run_limited(git, {}, {}, limits).exited_cleanly()) << git[3];
+    }
+  }
+
+  RunOutcome launchlab_here(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {LAUNCHLAB_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunLimits limits;
+    limits.timeout = std::chrono::seconds(60);
+    return run_limited(argv, {}, {"LAUNCHLAB_ROOT=" + root_.string(), "LAUNCHLAB_BUILD_DIR=" + build_.string()}, limits);
+  }
+
+  static std::string text_of(const fs::path& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST(Progress, KeepsTheBestAndTheLastRunAndTheHintsSeen) {
+  const fs::path folder = fs::temp_directory_path() / ("launchlab-progress-" + std::to_string(getpid()));
+  fs::remove_all(folder);
+  using launchlab::cli::LabScore;
+  EXPECT_FALSE(launchlab::cli::read_progress(folder, "00_alpha").best);
+  launchlab::cli::record_run(folder, "00_alpha", LabScore{5, 10, 4, "2026-01-01T00:00:00Z"});
+  launchlab::cli::record_run(folder, "00_alpha", LabScore{9, 10, 4, "2026-01-02T00:00:00Z"});
+  launchlab::cli::record_run(folder, "00_alpha", LabScore{2, 10, 4, "2026-01-03T00:00:00Z"});
+  launchlab::cli::record_hints_seen(folder, "00_alpha", 2);
+  auto progress = launchlab::cli::read_progress(folder, "00_alpha");
+  ASSERT_TRUE(progress.best && progress.last);
+  EXPECT_EQ(progress.best->points, 9);
+  EXPECT_EQ(progress.best->when, "2026-01-02T00:00:00Z");
+  EXPECT_EQ(progress.last->points, 2);
+  EXPECT_EQ(progress.hints_seen, 2);
+  EXPECT_EQ(launchlab::cli::describe(*progress.best), "9/10 points (+4 need a GPU)");
+
+  // A tie keeps the earlier best; forgetting the runs keeps the hints.
+  launchlab::cli::record_run(folder, "00_alpha", LabScore{9, 10, 4, "2026-01-04T00:00:00Z"});
+  EXPECT_EQ(launchlab::cli::read_progress(folder, "00_alpha").best->when, "2026-01-02T00:00:00Z");
+  launchlab::cli::forget_runs(folder, "00_alpha");
+  progress = launchlab::cli::read_progress(folder, "00_alpha");
+  EXPECT_FALSE(progress.best);
+  EXPECT_FALSE(progress.last);
+  EXPECT_EQ(progress.hints_seen, 2);
+
+  // A damaged record reads as never tried, and the next run starts it again.
+  std::ofstream(folder / "01_beta.json") << "{\"best\": {\"points\": \"many\"";
+  EXPECT_FALSE(launchlab::cli::read_progress(folder, "01_beta").best);
+  launchlab::cli::record_run(folder, "01_beta", LabScore{1, 3, 0, ""});
+  progress = launchlab::cli::read_progress(folder, "01_beta");
+  ASSERT_TRUE(progress.best);
+  EXPECT_EQ(progress.best->points, 1);
+  EXPECT_FALSE(progress.best->when.empty());
+  fs::remove_all(folder);
+}
+
+TEST_F(LearnerCourse, ListShowsTheBestAndTheLastRunKeptOutsideTheBuild) {
+  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {12, 12, 4, ""});
+  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {7, 12, 4, ""});
+  RunOutcome listed = launchlab_here({"list"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  std::istringstream lines(listed.output);
+  std::string line, alpha, beta;
+  while (std::getline(lines, line)) {
+    if (line.find("00_alpha") != std::string::npos) alpha = line;
+    if (line.find("01_beta") != std::string::npos) beta = line;
+  }
+  EXPECT_NE(alpha.find("12/12 points (+4 need a GPU)"), std::string::npos) << listed.output;
+  EXPECT_NE(alpha.find("7/12 points"), std::string::npos) << listed.output;
+  EXPECT_LT(alpha.find("12/12"), alpha.find("7/12")) << "best comes before last:\n" << listed.output;
+  EXPECT_NE(beta.find("not tried yet"), std::string::npos) << listed.output;
+}
+
+TEST_F(LearnerCourse, ResetPutsTheStarterBackOnlyWhenTheLearnerSaysYes) {
+  const fs::path alpha = root_ / "labs" / "00_alpha" / "alpha.cpp";
+  const fs::path stats = root_ / "labs" / "00_alpha" / "stats.cpp";
+  const std::string starter_alpha = text_of(alpha);
+  const std::string starter_stats = text_of(stats);
+  std::ofstream(alpha) << "// the learner's work\n";
+  std::ofstream(stats) << "// more of the learner's work\n";
+  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {12, 12, 4, ""});
+  launchlab::cli::record_hints_seen(launchlab::cli::progress_folder(root_), "00_alpha", 1);
+
+  // Not asked (no terminal) and no --yes: nothing changes.
+  RunOutcome refused = launchlab_here({"reset", "00"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--yes"), std::string::npos) << refused.output;
+  EXPECT_EQ(text_of(alpha), "// the learner's work\n");
+
+  RunOutcome reset = launchlab_here({"reset", "0", "--yes"});
+  EXPECT_EQ(reset.exit_code, 0) << reset.output;
+  EXPECT_EQ(text_of(alpha), starter_alpha);
+  EXPECT_EQ(text_of(stats), starter_stats);
+  auto progress = launchlab::cli::read_progress(launchlab::cli::progress_folder(root_), "00_alpha");
+  EXPECT_FALSE(progress.best) << "a reset lab starts its runs again";
+  EXPECT_EQ(progress.hints_seen, 1);
+  // The other lab is left alone.
+  EXPECT_EQ(launchlab_here({"reset", "07", "--yes"}).exit_code, 2);
+}
+
+TEST_F(Cli, TestOnlyRefusesATestTheLabDoesNotHave) {
+  expect_refused({"test", "00", "--only"}, "--only");
+  RunOutcome outcome = launchlab({"test", "00", "--only", "GridArithmetic.NoSuchTest"});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("has no test named GridArithmetic.NoSuchTest"), std::string::npos) << outcome.output;
 }
