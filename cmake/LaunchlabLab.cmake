@@ -194,16 +194,14 @@ function(_launchlab_add_test_objects slug name test_sources link_libraries used_
     target_link_libraries(${name} PRIVATE launchlab_test_support_reference ${link_libraries})
   endif()
   set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
-  # GoogleTest and the record macros open every test source and take half of
-  # its compile time: parsed once per target (C++ only: nvcc takes no PCH).
-  # Through a precompiled header GCC 12 at -O2 flags std::string's own copies
-  # as overflows (a false positive it does not report in system headers).
-  target_precompile_headers(${name} PRIVATE
-    "$<$<COMPILE_LANGUAGE:CXX>:<gtest/gtest.h$<ANGLE-R>>"
-    "$<$<COMPILE_LANGUAGE:CXX>:<launchlab/record.h$<ANGLE-R>>"
-    "$<$<COMPILE_LANGUAGE:CXX>:<launchlab/testing.h$<ANGLE-R>>")
-  target_compile_options(${name} PRIVATE
-    "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-stringop-overflow>")
+  # The side's precompiled GoogleTest and record headers (autograder/support).
+  if(exercise)
+    set(precompiled launchlab_test_headers_exercise)
+  else()
+    set(precompiled launchlab_test_headers_reference)
+  endif()
+  target_precompile_headers(${name} REUSE_FROM ${precompiled})
+  target_compile_options(${name} PRIVATE $<TARGET_PROPERTY:${precompiled},INTERFACE_COMPILE_OPTIONS>)
 endfunction()
 
 function(launchlab_add_lab)

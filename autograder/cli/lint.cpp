@@ -130,7 +130,14 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     }
 
     fs::path scratch = build_dir / "lint" / lab.slug;
-    for (const auto& result : run_lab_tests(lab, {solution_binary, reference_binary}, capabilities, scratch / "solution")) {
+    // The starter's run compares with the reference's transcript of the
+    // solution's run: made fresh here, read again there.
+    RunSettings settings;
+    settings.reference_cache = scratch / "reference-transcript";
+    fs::create_directories(scratch);
+    fs::remove(settings.reference_cache);
+    for (const auto& result :
+         run_lab_tests(lab, {solution_binary, reference_binary}, capabilities, scratch / "solution", settings)) {
       if (result.status == TestStatus::failed) {
         problem("the solution fails " + result.name + ":\n" + result.message);
       } else if (result.status == TestStatus::not_graded) {
@@ -143,7 +150,8 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
       continue;
     }
     int failed = 0, ran = 0;
-    for (const auto& result : run_lab_tests(lab, {starter_binary, reference_binary}, capabilities, scratch / "starter")) {
+    for (const auto& result :
+         run_lab_tests(lab, {starter_binary, reference_binary}, capabilities, scratch / "starter", settings)) {
       if (result.status == TestStatus::failed) ++failed;
       if (result.status == TestStatus::failed || result.status == TestStatus::passed) ++ran;
     }
