@@ -67,10 +67,12 @@ grade() {
 }
 check() { python3 docker/check_results.py "$1" "$2" || { tail -40 "$scratch/$3.log"; exit 1; }; }
 
-# Lab 00 only, as the catalogue: every lab's solutions and starters are
-# graded through the same program by the course's own check, in the host's
-# sandbox (CourseGrading), and an image without the toolkit builds what it
-# grades on first use, which for every lab would take most of CI's time.
+# Lab 00 only, as the catalogue and the host's CourseGrading: an image
+# without the toolkit builds what it grades on first use, which for every lab
+# would take most of CI's time. Every lab's solutions and starters are judged
+# by the course's linter in `./launchlab check` (each lab's programs through
+# the grader's judge); docs/instructors.md says what CI grades and what only
+# a GPU host's full grading covers.
 say "grading the solutions of lab 00 (the first grading builds the launchlab program and the trusted part)"
 grade solutions "$root/solutions" --labs 00
 check "$scratch/solutions/results.json" full solutions

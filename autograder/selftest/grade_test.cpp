@@ -532,8 +532,9 @@ TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
 }
 
 TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
-  // The course as committed (HEAD); lab 00 keeps this quick, and docker/ci.sh
-  // grades every lab in the grader's container.
+  // The course as committed (HEAD); lab 00 keeps this quick. Every lab's
+  // solutions and starters are judged by the course's linter, and graded
+  // whole on a GPU host (docs/instructors.md, "What CI proves").
   const fs::path scratch = fresh_temp_dir("course-grade");
   const std::vector<std::string> lab_00 = {"--labs", "00"};
   Graded solutions = grade(kSource, kCourseBuild, kSource / "solutions", scratch / "work", scratch / "solutions.json", lab_00);
