@@ -4,7 +4,8 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "launchlab/grader/grading.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -22,13 +23,8 @@ json read_record(const fs::path& folder, const std::string& slug) {
 }
 
 void write_record(const fs::path& folder, const std::string& slug, const json& record) {
-  fs::create_directories(folder);
-  // Written beside and renamed: an interrupted run never leaves half a file.
-  const fs::path path = record_path(folder, slug);
-  fs::path temporary = path;
-  temporary += ".tmp";
-  std::ofstream(temporary) << record.dump(2) << "\n";
-  fs::rename(temporary, path);
+  // An interrupted run never leaves half a file.
+  launchlab::grader::write_file_atomically(record_path(folder, slug), record.dump(2) + "\n");
 }
 
 std::optional<LabScore> score_from(const json& record, const char* key) {

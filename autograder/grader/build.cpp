@@ -46,15 +46,24 @@ RunOutcome configure(const std::vector<std::string>& command, const fs::path& bu
   return outcome;
 }
 
-std::vector<std::string> configure_command(const fs::path& sources, const fs::path& build_dir, const std::string& part,
-                                           const std::vector<std::string>& extra, const std::vector<std::string>& cmake_args) {
-  std::vector<std::string> command = {"cmake", "-S", sources.string(), "-B", build_dir.string(),
-                                      "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_GRADED_PART=" + part,
-                                      "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS="};
+/// cmake's configure of sources into build_dir: the options given, Ninja
+/// where there is one, then the grading's own CMake options.
+std::vector<std::string> cmake_configure(const fs::path& sources, const fs::path& build_dir,
+                                         const std::vector<std::string>& options,
+                                         const std::vector<std::string>& cmake_args) {
+  std::vector<std::string> command = {"cmake", "-S", sources.string(), "-B", build_dir.string()};
+  command.insert(command.end(), options.begin(), options.end());
   if (has_ninja()) command.insert(command.end(), {"-G", "Ninja"});
-  command.insert(command.end(), extra.begin(), extra.end());
   command.insert(command.end(), cmake_args.begin(), cmake_args.end());
   return command;
+}
+
+std::vector<std::string> configure_command(const fs::path& sources, const fs::path& build_dir, const std::string& part,
+                                           const std::vector<std::string>& extra, const std::vector<std::string>& cmake_args) {
+  std::vector<std::string> options = {"-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_GRADED_PART=" + part,
+                                      "-DLAUNCHLAB_WITH_DOCS=OFF", "-DLAUNCHLAB_LABS="};
+  options.insert(options.end(), extra.begin(), extra.end());
+  return cmake_configure(sources, build_dir, options, cmake_args);
 }
 
 /// Configures, once, a project that only enables the course's languages and
@@ -67,10 +76,7 @@ fs::path detect_compilers(const fs::path& folder, const BuildSettings& settings,
   std::ofstream(source / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.25)\n"
                                               "project(launchlab_compilers LANGUAGES CXX CUDA)\n"
                                               "find_package(Threads REQUIRED)\n";
-  std::vector<std::string> command = {"cmake", "-S", source.string(), "-B", build.string(), "-Wno-dev"};
-  if (has_ninja()) command.insert(command.end(), {"-G", "Ninja"});
-  command.insert(command.end(), settings.cmake_args.begin(), settings.cmake_args.end());
-  RunOutcome configured = configure(command, build, limits, Sandbox{});
+  RunOutcome configured = configure(cmake_configure(source, build, {"-Wno-dev"}, settings.cmake_args), build, limits, Sandbox{});
   return configured.exited_cleanly() ? build : fs::path{};
 }
 
