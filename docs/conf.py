@@ -58,7 +58,15 @@ extensions = [
     "myst_parser",
     "breathe",
     "sphinx.ext.mathjax",
+    "sphinx_copybutton",
 ]
+
+# A copy button on every listing; it leaves out a console block's "$ "
+# prompts and what a command printed, so that what is copied can be pasted
+# into a shell as it is.
+copybutton_prompt_text = "$ "
+copybutton_only_copy_prompt_lines = True
+copybutton_line_continuation_character = "\\"
 
 myst_enable_extensions = [
     "colon_fence",  # ::: fences for admonitions and figures
@@ -132,7 +140,21 @@ def _put_chapter_table(app, docname, source):
 
 # -- HTML ---------------------------------------------------------------------
 
+# Where the course's sources are published: every page's "edit this page"
+# link points into it. A course published from another repository (a fork,
+# or a tree made with `launchlab export-student`) sets LAUNCHLAB_REPOSITORY
+# and LAUNCHLAB_REPOSITORY_BRANCH when it builds the site.
+SOURCE_REPOSITORY = os.environ.get("LAUNCHLAB_REPOSITORY", "https://github.com/launchlab-course/launchlab")
+SOURCE_BRANCH = os.environ.get("LAUNCHLAB_REPOSITORY_BRANCH", "main")
+
 html_theme = "furo"
+html_theme_options = {
+    # The source directory is the repository root, so a page's name is its
+    # path in the repository.
+    "source_repository": SOURCE_REPOSITORY,
+    "source_branch": SOURCE_BRANCH,
+    "source_directory": "",
+}
 html_title = "launchlab"
 html_static_path = ["_static"]
 html_css_files = ["launchlab.css"]
