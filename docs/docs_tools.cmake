@@ -45,16 +45,19 @@ function(launchlab_probe_docs_tools source_dir)
       string(STRIP "${CMAKE_MATCH_1}" python)
       separate_arguments(python UNIX_COMMAND "${python}")
     endif()
+    # (The command is not kept in a variable: the Python's semicolons would
+    # split it into a CMake list.)
     if(python)
-      set(probe COMMAND ${python} -c
-        "import sphinx, breathe, myst_parser, furo, sphinx_copybutton; assert sphinx.version_info >= (5, 1), sphinx.__version__; print(f'Sphinx {sphinx.__version__}, Breathe {breathe.__version__}, MyST-Parser {myst_parser.__version__}, furo {furo.__version__}, sphinx-copybutton {sphinx_copybutton.__version__}')")
+      execute_process(COMMAND ${python} -c
+        "import sphinx, breathe, myst_parser, furo, sphinx_copybutton; assert sphinx.version_info >= (5, 1), sphinx.__version__; print(f'Sphinx {sphinx.__version__}, Breathe {breathe.__version__}, MyST-Parser {myst_parser.__version__}, furo {furo.__version__}, sphinx-copybutton {sphinx_copybutton.__version__}')"
+        RESULT_VARIABLE rc OUTPUT_VARIABLE versions ERROR_VARIABLE error
+        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
     else()
       # Not a script with a #! line (a wrapper or a frozen binary): ask it.
-      set(probe COMMAND "${LAUNCHLAB_SPHINX_BUILD}" --version)
+      execute_process(COMMAND "${LAUNCHLAB_SPHINX_BUILD}" --version
+        RESULT_VARIABLE rc OUTPUT_VARIABLE versions ERROR_VARIABLE error
+        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
     endif()
-    execute_process(${probe}
-      RESULT_VARIABLE rc OUTPUT_VARIABLE versions ERROR_VARIABLE error
-      OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
     if(NOT rc EQUAL 0)
       # The last line of Python's complaint says which module is missing.
       string(REGEX REPLACE ".*\n" "" error "${error}")
