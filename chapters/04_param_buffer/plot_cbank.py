@@ -73,7 +73,7 @@ def main():
     params = layouts.pop()
     buffer_size = max(offset + size for _, offset, size in params)
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 1.4 + 0.42 * len(cubins)),
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 1.4 + 0.42 * len(cubins)),
                                       gridspec_kw={"height_ratios": [1.1, 0.42 * len(cubins)]})
     # The buffer itself, byte by byte: the same on every architecture.
     for ordinal, offset, size in params:

@@ -112,9 +112,11 @@ def draw(ax, version, fields, words):
             x = 31 - top  # bit 31 on the left
             width = top - bottom + 1
             ax.add_patch(Rectangle((x, y_of[word]), width, 1, facecolor=color, edgecolor="black", lw=0.5))
-            if width >= 12:
-                ax.text(x + width / 2, y_of[word] + 0.55, f"{short_name(header_name)} {hi}:{lo}" if width >= 20 else short_name(header_name),
-                        ha="center", va="center", fontsize=5.5, clip_on=True)
+            # The longest label that fits in the bar (about one character a bit here).
+            for label in (f"{short_name(header_name)} {hi}:{lo}", short_name(header_name)):
+                if len(label) <= width:
+                    ax.text(x + width / 2, y_of[word] + 0.55, label, ha="center", va="center", fontsize=6)
+                    break
     ax.set_xlim(0, 32)
     ax.set_ylim(len(rows), 0)
     ax.set_yticks([i + 0.5 for i in range(len(rows))], [label for label, _ in rows], fontsize=6)
@@ -123,7 +125,7 @@ def draw(ax, version, fields, words):
     ax.tick_params(length=0)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
-    ax.set_title(f"V0{version}_00 ({ERAS.get(version, '')}): {words} words, {words * 4} bytes", fontsize=8)
+    ax.set_title(f"V0{version}_00, {ERAS.get(version, '')}\n{words} words, {words * 4} bytes", fontsize=8)
 
 
 def main():
@@ -131,7 +133,7 @@ def main():
     sizes = read_sizes()
     versions = sorted(fields)
     rows_needed = max(len({w for _, _, hi, lo in fields[v] for w, _, _ in pieces(hi, lo)}) * 2 for v in versions)
-    fig, axes = plt.subplots(1, len(versions), figsize=(11, 0.22 * rows_needed + 1.2))
+    fig, axes = plt.subplots(1, len(versions), figsize=(8, 0.2 * rows_needed + 1.4))
     for ax, version in zip(axes, versions):
         draw(ax, version, fields[version], sizes[version])
     legend = {}
@@ -139,8 +141,8 @@ def main():
         name, color = group_of(field)
         legend.setdefault(name, color)
     fig.legend(handles=[Patch(facecolor=c, edgecolor="black", label=n) for n, c in legend.items()],
-               loc="lower center", ncol=len(legend), fontsize=6.5, frameon=False)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+               loc="lower center", ncol=(len(legend) + 1) // 2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(OUT, metadata={"Date": None})
     plt.close(fig)
     print(f"wrote {OUT.relative_to(ROOT)}")
