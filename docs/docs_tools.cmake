@@ -9,6 +9,12 @@
 # The Debian packages and the file or command each one provides are those of
 # packages.txt's "docs" group, the list the bootstrap installs from.
 
+# Run as a script, it keeps the project's policies: with the old ones,
+# find_program would take a file that is not executable for a program.
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  cmake_minimum_required(VERSION 3.25)
+endif()
+
 # launchlab_probe_docs_tools(<source dir>) sets, in the caller's scope:
 #   LAUNCHLAB_DOXYGEN, LAUNCHLAB_SPHINX_BUILD   the tools (found when not set)
 #   LAUNCHLAB_DOCS_MISSING    what is missing, for a message; empty when the site can be built

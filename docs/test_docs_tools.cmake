@@ -6,6 +6,7 @@
 #   cmake -DLAUNCHLAB_DOCS_TOOLS=<docs_tools.cmake> -DLAUNCHLAB_SPHINX_BUILD=<a working one>
 #         -DLAUNCHLAB_DOXYGEN=<doxygen> -DWORK=<scratch folder> -P docs/test_docs_tools.cmake
 
+cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/course")
 # A course whose docs group has one package, not installed yet.
