@@ -182,6 +182,7 @@ class Browser:
 def problems_in_events(events, page):
     """The console errors, exceptions and failed loads among a page's events."""
     problems, external = [], set()
+    urls = {e["params"]["requestId"]: e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"}
     for event in events:
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.exceptionThrown":
@@ -199,7 +200,8 @@ def problems_in_events(events, page):
             else:
                 problems.append(f"{page}: console error: {entry['text']} {url}".rstrip())
         elif method == "Network.loadingFailed" and params.get("blockedReason") is None:
-            problems.append(f"{page}: a resource failed to load: {params.get('errorText')}")
+            url = urls.get(params.get("requestId"), "")
+            problems.append(f"{page}: {url or 'a resource'} failed to load: {params.get('errorText')}")
     return problems, external
 
 
@@ -240,6 +242,14 @@ def main():
             browser.send("Page.navigate", {"url": path.as_uri()})
             if not browser.wait_for("Page.loadEventFired", LOAD_TIMEOUT_S):
                 problems.append(f"{name}: did not finish loading in {LOAD_TIMEOUT_S} s")
+                continue
+            # The site's front door sends the browser on to the home page at
+            # once (<meta http-equiv="refresh">): the check follows it, so
+            # that what it reads is the page the browser lands on, and a
+            # redirect to a missing file fails as a failed load.
+            redirects = 'http-equiv="refresh"' in path.read_text(encoding="utf-8", errors="replace")
+            if redirects and not browser.wait_for("Page.loadEventFired", LOAD_TIMEOUT_S):
+                problems.append(f"{name}: the page it redirects to did not finish loading in {LOAD_TIMEOUT_S} s")
                 continue
             browser.drain(SETTLE_S)
             facts = json.loads(
