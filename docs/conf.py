@@ -58,7 +58,15 @@ extensions = [
     "myst_parser",
     "breathe",
     "sphinx.ext.mathjax",
+    "sphinx_copybutton",
 ]
+
+# A copy button on every listing; it leaves out a console block's "$ "
+# prompts and what a command printed, so that what is copied can be pasted
+# into a shell as it is.
+copybutton_prompt_text = "$ "
+copybutton_only_copy_prompt_lines = True
+copybutton_line_continuation_character = "\\"
 
 myst_enable_extensions = [
     "colon_fence",  # ::: fences for admonitions and figures
@@ -132,7 +140,21 @@ def _put_chapter_table(app, docname, source):
 
 # -- HTML ---------------------------------------------------------------------
 
+# Where the course's sources are published: every page's "edit this page"
+# link points into it. A course published from another repository (a fork,
+# or a tree made with `launchlab export-student`) sets LAUNCHLAB_REPOSITORY
+# and LAUNCHLAB_REPOSITORY_BRANCH when it builds the site.
+SOURCE_REPOSITORY = os.environ.get("LAUNCHLAB_REPOSITORY", "https://github.com/launchlab-course/launchlab")
+SOURCE_BRANCH = os.environ.get("LAUNCHLAB_REPOSITORY_BRANCH", "main")
+
 html_theme = "furo"
+html_theme_options = {
+    # The source directory is the repository root, so a page's name is its
+    # path in the repository.
+    "source_repository": SOURCE_REPOSITORY,
+    "source_branch": SOURCE_BRANCH,
+    "source_directory": "",
+}
 html_title = "launchlab"
 html_static_path = ["_static"]
 html_css_files = ["launchlab.css"]
@@ -171,7 +193,42 @@ def _write_front_door(app, exception):
     )
 
 
+# -- Debian's furo, made to work from any folder -------------------------------
+#
+# Debian unbundles furo's assets: its furo.css imports normalize.css from
+# /javascript/ (where Debian's web server setup serves /usr/share/javascript),
+# and its furo.js is the ES module source, which imports Gumshoe and fails as
+# the classic script the page loads it as. Both break a site opened from its
+# folder or published anywhere else (the browser check, docs/check_site.py,
+# sees the failed load and the SyntaxError on every page). The output gets
+# the two files whole; upstream furo's bundled files are left as they are.
+
+DEBIAN_JAVASCRIPT = Path("/usr/share/javascript")
+
+
+def _bundle_debian_furo(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    css = static / "styles" / "furo.css"
+    prefix = "@import url(/javascript/"
+    if css.is_file() and css.read_text(encoding="utf-8").startswith(prefix):
+        text = css.read_text(encoding="utf-8")
+        imported = text[len(prefix) : text.index(")")]
+        (css.parent / Path(imported).name).write_bytes((DEBIAN_JAVASCRIPT / imported).read_bytes())
+        css.write_text(f"@import url({Path(imported).name}" + text[text.index(")") :], encoding="utf-8")
+    js = static / "scripts" / "furo.js"
+    gumshoe = static / "scripts" / "gumshoe-patched.js"
+    module_import = 'import Gumshoe from "./gumshoe-patched.js";\n'
+    if js.is_file() and gumshoe.is_file() and js.read_text(encoding="utf-8").startswith(module_import):
+        # gumshoe-patched.js is a UMD script: run as a classic script, it
+        # defines window.Gumshoe, which is what furo.js then uses.
+        body = js.read_text(encoding="utf-8")[len(module_import) :]
+        js.write_text(gumshoe.read_text(encoding="utf-8") + "\n" + body, encoding="utf-8")
+
+
 def setup(app):
     app.connect("source-read", _put_chapter_table)
     app.connect("build-finished", _write_front_door)
+    app.connect("build-finished", _bundle_debian_furo)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -460,7 +460,7 @@ int command_doctor(const Context& ctx) {
 
 int command_docs(const Context& ctx) {
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", "docs"}) != 0) {
-    std::cout << "The docs did not build. `launchlab doctor` and the messages above say what is missing.\n";
+    std::cout << "The docs did not build; the messages above say why (and what to install, when a tool is missing).\n";
     return 1;
   }
   std::cout << "The course site: " << (ctx.build / "docs" / "html" / "index.html").string() << "\n";
