@@ -14,11 +14,16 @@ the course model made from every lab.toml through LAUNCHLAB_CHAPTER_TABLE.
 
 import html
 import os
+import re
+import subprocess
 from pathlib import Path
 
 from sphinx.errors import ConfigError
 
 # -- Project ------------------------------------------------------------------
+
+# conf.py lives in docs/, one folder below the course's root.
+ROOT = Path(__file__).resolve().parent.parent
 
 project = "launchlab"
 author = "the launchlab authors"
@@ -141,20 +146,42 @@ def _put_chapter_table(app, docname, source):
 # -- HTML ---------------------------------------------------------------------
 
 # Where the course's sources are published: every page's "edit this page"
-# link points into it. A course published from another repository (a fork,
-# or a tree made with `launchlab export-student`) sets LAUNCHLAB_REPOSITORY
-# and LAUNCHLAB_REPOSITORY_BRANCH when it builds the site.
-SOURCE_REPOSITORY = os.environ.get("LAUNCHLAB_REPOSITORY", "https://github.com/launchlab-course/launchlab")
+# link points into it. It is the clone's own `origin` on a web host (a fork
+# or a tree made with `launchlab export-student` gets its own links), or
+# LAUNCHLAB_REPOSITORY (and LAUNCHLAB_REPOSITORY_BRANCH) when the site is
+# built from a copy without one. A course with neither has no edit links
+# rather than links into a repository it does not know.
+def _published_repository():
+    named = os.environ.get("LAUNCHLAB_REPOSITORY", "")
+    if named:
+        return named
+    try:
+        origin = subprocess.run(["git", "-C", str(ROOT), "config", "--get", "remote.origin.url"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    # git@host:owner/name.git and https://host/owner/name.git both become
+    # https://host/owner/name; a local path is not a web page.
+    ssh = re.fullmatch(r"[\w.-]+@([\w.-]+):(.+?)(\.git)?", origin)
+    if ssh:
+        return f"https://{ssh.group(1)}/{ssh.group(2)}"
+    web = re.fullmatch(r"(https://.+?)(\.git)?", origin)
+    return web.group(1) if web else ""
+
+
+SOURCE_REPOSITORY = _published_repository()
 SOURCE_BRANCH = os.environ.get("LAUNCHLAB_REPOSITORY_BRANCH", "main")
 
 html_theme = "furo"
-html_theme_options = {
+html_theme_options = {}
+if SOURCE_REPOSITORY:
     # The source directory is the repository root, so a page's name is its
     # path in the repository.
-    "source_repository": SOURCE_REPOSITORY,
-    "source_branch": SOURCE_BRANCH,
-    "source_directory": "",
-}
+    html_theme_options.update({
+        "source_repository": SOURCE_REPOSITORY.rstrip("/") + "/",
+        "source_branch": SOURCE_BRANCH,
+        "source_directory": "",
+    })
 html_title = "launchlab"
 html_static_path = ["_static"]
 html_css_files = ["launchlab.css"]
