@@ -13,23 +13,24 @@
 # .carry/googletest, then .carry/real_launch/googletest) when it is there.
 # INSPECT=path/to/launchlab-inspect skips the build.
 #
-# It writes, under $OUT:
+# It writes three files (what comes back from such a machine is a few files,
+# not folders):
 #
-#   corpus-log.txt                 tool versions, every step with its exit status and time,
-#                                  and the counts (the part to read first)
-#   large_params/                  large_params.sh on every size and architecture,
-#                                  with cuobjdump -elf/-sass, nvdisasm and inspect cubin
-#   fixtures/large_params/sm_NN/   the listings of the committed cubins of
-#                                  03_binary_containers/fixtures/large_params, to commit
-#                                  next to them: X.cubin.cuobjdump-elf.txt,
-#                                  X.cubin.cuobjdump-sass.txt, X.cubin.nvdisasm.txt
-#   fixtures/libcublasLt.so.13.kernels.json
-#                                  the sample of the corpus check, to commit as
-#                                  03_binary_containers/fixtures/libcublasLt.so.13.kernels.json
-#   corpus/differences.txt         every kernel where inspect cubin and cuobjdump -elf differ
-#   corpus/inspect-sass.txt        `launchlab inspect sass` over the largest sm_90 cubin's listing
+#   $OUT/corpus-log.txt   tool versions, every step with its exit status and time,
+#                         the counts of the comparisons and their first differences,
+#                         what the listings show at the edges (the part to read first)
+#   $OUT/to-commit.tar    fixtures/large_params/sm_NN/X.cubin.cuobjdump-elf.txt,
+#                         .cuobjdump-sass.txt and .nvdisasm.txt: the listings of the
+#                         committed large-parameter cubins; and
+#                         fixtures/libcublasLt.so.13.kernels.json, the corpus sample.
+#                         To commit: tar -C autograder/tests/03_binary_containers -xf to-commit.tar
+#   $OUT/record.tar.gz    a record, not to commit: large_params/ (large_params.sh on
+#                         every size and architecture, listings and inspect's reading,
+#                         without the cubins), corpus/differences.txt (every kernel where
+#                         inspect cubin and cuobjdump -elf differ), corpus/inspect-sass.txt
+#                         (`launchlab inspect sass` over the largest sm_90 cubin's listing)
 #
-# CORPUS_SECONDS (default 240) bounds the comparison: cubins not reached by
+# CORPUS_SECONDS (default 200) bounds the comparison: cubins not reached by
 # then are counted as not compared.
 set -u
 : "${OUT:?set OUT to the folder where the results go}"
@@ -37,12 +38,14 @@ export PATH=/usr/local/cuda/bin:$PATH
 ROOT=$(pwd)
 LIB=${LIB:-/usr/local/cuda/lib64/libcublasLt.so.13}
 JOBS=$(nproc)
-mkdir -p "$OUT/fixtures/large_params" "$OUT/corpus"
+mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 LOG=$OUT/corpus-log.txt
 : > "$LOG"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+STAGE=$WORK/stage   # fixtures/ goes to to-commit.tar, large_params/ and corpus/ to record.tar.gz
+mkdir -p "$STAGE/fixtures/large_params" "$STAGE/corpus"
 log() { printf '%s\n' "$*" >> "$LOG"; }
 stamp() { log "== $(date -u +%T) $*"; }
 failures=0
@@ -66,7 +69,7 @@ done
 # large_params.sh compiles one file at a time and the extraction reads one
 # library: both run beside the build.
 stamp "large_params.sh and cuobjdump -xelf in the background"
-(bash "$ROOT/chapters/03_binary_containers/tools/large_params.sh" "$OUT/large_params" > "$WORK/large_params.txt" 2>&1
+(bash "$ROOT/chapters/03_binary_containers/tools/large_params.sh" "$STAGE/large_params" > "$WORK/large_params.txt" 2>&1
  echo "$?" > "$WORK/large_params.rc") &
 large_pid=$!
 mkdir -p "$WORK/xelf"
@@ -107,8 +110,8 @@ stamp "listings of the committed large-parameter cubins"
 FIX=$ROOT/autograder/tests/03_binary_containers/fixtures/large_params
 for cubin in "$FIX"/sm_*/*.cubin; do
   rel=${cubin#"$FIX"/}
-  mkdir -p "$OUT/fixtures/large_params/$(dirname "$rel")"
-  target=$OUT/fixtures/large_params/$rel
+  mkdir -p "$STAGE/fixtures/large_params/$(dirname "$rel")"
+  target=$STAGE/fixtures/large_params/$rel
   (cd "$(dirname "$cubin")" && cuobjdump -elf "$(basename "$cubin")") > "$target.cuobjdump-elf.txt" 2>> "$LOG" \
     || { log "cuobjdump -elf $rel failed"; failures=$((failures + 1)); }
   (cd "$(dirname "$cubin")" && cuobjdump -sass "$(basename "$cubin")") > "$target.cuobjdump-sass.txt" 2>> "$LOG" \
@@ -116,9 +119,6 @@ for cubin in "$FIX"/sm_*/*.cubin; do
   (cd "$(dirname "$cubin")" && nvdisasm "$(basename "$cubin")") > "$target.nvdisasm.txt" 2>> "$LOG" \
     || { log "nvdisasm $rel failed"; failures=$((failures + 1)); }
   if [[ -n "$INSPECT" ]]; then
-    "$INSPECT" cubin --json "$cubin" > "$WORK/fixture-inspect.json" 2>> "$LOG" \
-      || { log "inspect cubin $rel failed"; failures=$((failures + 1)); }
-    cp "$WORK/fixture-inspect.json" "$target.inspect.json"
     for listing in cuobjdump-sass nvdisasm; do
       "$INSPECT" sass "$target.$listing.txt" > /dev/null 2>> "$LOG" \
         || { log "inspect sass $rel.$listing.txt failed"; failures=$((failures + 1)); }
@@ -128,18 +128,18 @@ done
 # What the listings say at the edges: the records' names, negative offsets.
 {
   echo "-- parameter records by name, per committed cubin (cuobjdump -elf)"
-  for f in "$OUT"/fixtures/large_params/sm_*/*.cuobjdump-elf.txt; do
-    printf '%s: %s\n' "${f#"$OUT"/fixtures/large_params/}" \
+  for f in "$STAGE"/fixtures/large_params/sm_*/*.cuobjdump-elf.txt; do
+    printf '%s: %s\n' "${f#"$STAGE"/fixtures/large_params/}" \
       "$(grep -oE 'EIATTR_KPARAM_INFO[A-Z0-9_]*|EIATTR_UNKNOWN[^ \t]*' "$f" | sort | uniq -c | tr -s ' \n' ' ')"
   done
   echo "-- operands c[0x0][-0x...], per listing of the committed cubins (cuobjdump -sass, nvdisasm)"
-  for f in "$OUT"/fixtures/large_params/sm_*/*.cuobjdump-sass.txt "$OUT"/fixtures/large_params/sm_*/*.nvdisasm.txt; do
-    printf '%s: %s %s\n' "${f#"$OUT"/fixtures/large_params/}" "$(grep -oE 'c\[0x0\]\[-0x[0-9a-f]+\]' "$f" | wc -l)" \
+  for f in "$STAGE"/fixtures/large_params/sm_*/*.cuobjdump-sass.txt "$STAGE"/fixtures/large_params/sm_*/*.nvdisasm.txt; do
+    printf '%s: %s %s\n' "${f#"$STAGE"/fixtures/large_params/}" "$(grep -oE 'c\[0x0\]\[-0x[0-9a-f]+\]' "$f" | wc -l)" \
       "$(grep -oE 'c\[0x0\]\[-0x[0-9a-f]+\]' "$f" | sort -u | head -n 6 | tr '\n' ' ')"
   done
   echo "-- read_at_the_end's lines with a negative offset (cuobjdump -sass, sm_80, sm_90, sm_100)"
   for arch in 80 90 100; do
-    grep -E 'c\[0x0\]\[-0x' "$OUT/fixtures/large_params/sm_$arch/mixed.cubin.cuobjdump-sass.txt" 2>/dev/null | head -n 4
+    grep -E 'c\[0x0\]\[-0x' "$STAGE/fixtures/large_params/sm_$arch/mixed.cubin.cuobjdump-sass.txt" 2>/dev/null | head -n 4
   done
 } >> "$LOG"
 
@@ -154,7 +154,7 @@ if [[ -n "$INSPECT" ]]; then
   "$INSPECT" fatbin "$LIB" > "$WORK/fatbin.txt" 2>> "$LOG" || log "inspect fatbin $(basename "$LIB") failed"
   stamp "corpus comparison"
   step "corpus comparison" python3 - "$WORK/xelf" "$INSPECT" "$WORK/fatbin.txt" "$(cat "$WORK/lib-size.txt")" \
-    "$OUT" "${CORPUS_SECONDS:-240}" "$JOBS" "$(basename "$LIB")" "$FIX" >> "$LOG" 2>&1 <<'PY'
+    "$STAGE" "${CORPUS_SECONDS:-200}" "$JOBS" "$(basename "$LIB")" "$FIX" >> "$LOG" 2>&1 <<'PY'
 import concurrent.futures, json, os, re, subprocess, sys, time
 
 xelf, inspect, fatbin_txt, lib_size, out, seconds, jobs, lib_name, fixtures = sys.argv[1:10]
@@ -329,12 +329,16 @@ PY
   # inspect sass over the listing of the largest sm_90 cubin.
   largest=$(ls -S "$WORK"/xelf/*.sm_90*.cubin 2>/dev/null | head -n 1)
   if [[ -n "$largest" ]]; then
-    timeout 180 cuobjdump -sass "$largest" > "$WORK/largest.sass.txt" 2>> "$LOG"
+    timeout 120 cuobjdump -sass "$largest" > "$WORK/largest.sass.txt" 2>> "$LOG"
     step "inspect sass over $(basename "$largest") ($(stat -c %s "$largest") bytes, $(wc -l < "$WORK/largest.sass.txt") lines)" \
-      timeout 180 "$INSPECT" sass "$WORK/largest.sass.txt" > "$OUT/corpus/inspect-sass.txt" 2>> "$LOG"
-    log "inspect sass: $(head -n 1 "$OUT/corpus/inspect-sass.txt" | sed 's|^[^:]*: ||'); negative offsets in the listing: $(grep -c 'c\[0x0\]\[-0x' "$WORK/largest.sass.txt")"
+      timeout 120 "$INSPECT" sass "$WORK/largest.sass.txt" > "$STAGE/corpus/inspect-sass.txt" 2>> "$LOG"
+    log "inspect sass: $(head -n 1 "$STAGE/corpus/inspect-sass.txt" | sed 's|^[^:]*: ||'); negative offsets in the listing: $(grep -c 'c\[0x0\]\[-0x' "$WORK/largest.sass.txt")"
   fi
 fi
+
+# What to commit, as soon as it exists (a run cut short keeps it).
+tar -C "$STAGE" -cf "$OUT/to-commit.tar" fixtures
+log "to-commit.tar: $(tar -tf "$OUT/to-commit.tar" | grep -c -v '/$') files"
 
 # --- 5. large_params.sh -----------------------------------------------------
 stamp "waiting for large_params.sh"
@@ -342,14 +346,16 @@ wait "$large_pid"
 log "[rc=$(cat "$WORK/large_params.rc" 2>/dev/null || echo '?')] large_params.sh: $(tail -n 1 "$WORK/large_params.txt")"
 [[ "$(cat "$WORK/large_params.rc" 2>/dev/null)" == 0 ]] || failures=$((failures + 1))
 if [[ -n "$INSPECT" ]]; then
-  for cubin in "$OUT"/large_params/sm_*/*.cubin; do
-    "$INSPECT" cubin "$cubin" > "$cubin.inspect.txt" 2>> "$LOG" || log "inspect cubin ${cubin#"$OUT"/} failed"
+  for cubin in "$STAGE"/large_params/sm_*/*.cubin; do
+    "$INSPECT" cubin "$cubin" > "$cubin.inspect.txt" 2>> "$LOG" || log "inspect cubin ${cubin#"$STAGE"/} failed"
   done
 fi
 {
   echo "-- large_params.sh summary (all sizes)"
-  cat "$OUT/large_params/summary.txt"
+  cat "$STAGE/large_params/summary.txt"
 } >> "$LOG"
+tar -C "$STAGE" --exclude='*.cubin' -czf "$OUT/record.tar.gz" large_params corpus
+log "record.tar.gz: $(stat -c %s "$OUT/record.tar.gz") bytes"
 
 stamp "done, $failures step(s) failed"
 grep -E '^(corpus|fixtures):|^\[rc=|^== ' "$LOG" || true
