@@ -164,7 +164,8 @@ std::string attribute_name(std::uint8_t attribute);
 /// end of the section.
 std::vector<NvInfoRecord> decode_nv_info(std::span<const std::byte> section, std::uint64_t section_offset);
 
-/// A kernel parameter as EIATTR_KPARAM_INFO gives it.
+/// A kernel parameter as EIATTR_KPARAM_INFO (or EIATTR_KPARAM_INFO_V2)
+/// gives it.
 struct KernelParam {
   std::uint32_t ordinal = 0;  ///< its position in the parameter list, from 0
   std::uint32_t offset = 0;   ///< its offset in the parameter buffer
@@ -182,7 +183,8 @@ struct KernelInfo {
   std::uint32_t param_base = 0;
   /// ...and how many bytes they take.
   std::uint32_t param_size = 0;
-  /// EIATTR_KPARAM_INFO, one per parameter, sorted by ordinal.
+  /// EIATTR_KPARAM_INFO or EIATTR_KPARAM_INFO_V2, one per parameter,
+  /// sorted by ordinal (a kernel has records of one attribute or the other).
   std::vector<KernelParam> params;
   /// EIATTR_MAX_THREADS ({x, y, z} from `__launch_bounds__`): x * y * z.
   std::optional<std::uint32_t> max_threads;
@@ -209,7 +211,12 @@ struct CubinInfo {
 /// symbol in `.symtab`. In `.nv.info.<name>`: EIATTR_PARAM_CBANK is {u32
 /// symbol, u16 offset, u16 size}, EIATTR_KPARAM_INFO is {u32 index, u16
 /// ordinal, u16 offset, u32 flags} with the size in flags >> 18,
-/// EIATTR_MAX_THREADS is {u32 x, u32 y, u32 z}. Throws FormatError for a
+/// EIATTR_MAX_THREADS is {u32 x, u32 y, u32 z}. A kernel whose parameters
+/// take more than 4,352 bytes in all has, from nvcc 13.0, one record of
+/// attribute 0x45 (EIATTR_KPARAM_INFO_V2) per parameter instead of
+/// EIATTR_KPARAM_INFO, on every architecture: 12 bytes, {u32 index, u16
+/// ordinal, u16 offset, u16 size, u16 0}, the size in bytes as it is (no
+/// flags, not shifted); its parameters come from those. Throws FormatError for a
 /// malformed section or a known record whose payload is too short, and
 /// std::invalid_argument when the file is not a cubin.
 CubinInfo read_cubin(const ElfFile& elf);
