@@ -211,11 +211,15 @@ template <class Expected, class Actual>
 
 /// Skips the current test, saying why, when no CUDA device can be used. The
 /// grader reports such a test as "needs a GPU", never as failed.
-#define LAUNCHLAB_REQUIRE_GPU()                                                   \
-  do {                                                                            \
-    if (auto launchlab_reason = ::launchlab::testing::gpu_unavailable_reason()) { \
-      GTEST_SKIP() << "needs a GPU: " << *launchlab_reason;                       \
-    }                                                                             \
+#define LAUNCHLAB_REQUIRE_GPU() LAUNCHLAB_REQUIRE(::launchlab::testing::gpu_unavailable_reason(), "a GPU")
+
+/// Skips the current test when `reason` (a std::optional<std::string>, empty
+/// when the test can run) holds why not: "needs WHAT: reason".
+#define LAUNCHLAB_REQUIRE(reason, what)                   \
+  do {                                                    \
+    if (auto launchlab_reason = (reason)) {               \
+      GTEST_SKIP() << "needs " << (what) << ": " << *launchlab_reason; \
+    }                                                     \
   } while (false)
 
 /// Skips the current test, saying why, when a CUDA tool is not installed, and
