@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "launchlab/course/tables.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::cli {
@@ -59,13 +58,6 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
   course::Course course = course::read_course(root);
   std::vector<std::string> problems = course.problems;
   const std::vector<Lab>& labs = course.labs;
-
-  // README's chapter table says what each lab.toml says (the site's is made from them).
-  if (!labs.empty()) {
-    for (auto& problem : course::check_chapter_table(read_text(root / "README.md"), "README.md", labs, course::readme_table())) {
-      problems.push_back(std::move(problem));
-    }
-  }
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
 
