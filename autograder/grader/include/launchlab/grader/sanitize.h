@@ -17,8 +17,10 @@
 /// What the tool reports only ever takes points away: the learner's program
 /// can write to the report, but a clean verdict needs compute-sanitizer's
 /// own exit status (not kSanitizerErrorExitCode) and its summary as the
-/// report's last line. A program that disables the tool's instrumentation
-/// inside its own process is not caught here.
+/// report's last line, and every test run to its end. A program that
+/// notices the tool and behaves otherwise under it (or disables the tool's
+/// instrumentation inside its own process) is not caught here: the checks
+/// catch mistakes, not a submission that hides them on purpose.
 #pragma once
 
 #include <filesystem>
@@ -67,7 +69,7 @@ struct SanitizerReport {
 SanitizerReport parse_sanitizer_report(std::string_view text);
 
 /// One run of a program under a tool: how it ended, the tool's report, and
-/// which of the tests asked for have an end in the run's transcript.
+/// which of the tests asked for ran to their end (not skipped).
 struct SanitizedRun {
   RunOutcome outcome;
   RunLimits limits;                 ///< what it ran under, to describe the outcome
