@@ -204,7 +204,7 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
           check, TestStatus::failed, check.test + " runs under compute-sanitizer's " + check.tool + " once it passes");
     } else if (test->status != TestStatus::passed) {
       decided[check.name()] =
-          sanitizer_result(check, test->status, "not graded here: it runs once " + check.test + " does (" +
+          sanitizer_result(check, test->status, "runs once " + check.test + " passes, and that test was not graded here (" +
                                                     to_string(test->status) + ")");
     } else if (!tool_installed) {
       decided[check.name()] = sanitizer_result(
