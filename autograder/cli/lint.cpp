@@ -47,6 +47,9 @@ std::vector<std::string> list_gtest_tests(const fs::path& binary, std::string& p
     }
     std::string test = line.substr(line.find_first_not_of(' '));
     test = test.substr(0, test.find(' '));
+    // A disabled test runs only when a test asks for it by name (lab 11's
+    // ncu test profiles one): never graded, so never in lab.toml.
+    if (test.starts_with("DISABLED_") || suite.starts_with("DISABLED_")) continue;
     names.push_back(suite + test);
   }
   return names;

@@ -452,6 +452,13 @@ int command_doctor(const Context& ctx) {
       total += test.points;
       if (!capabilities.unmet_need(test)) here += test.points;
     }
+    // The checks under compute-sanitizer need their test's needs and the tool.
+    for (const auto& check : lab.sanitizer_checks()) {
+      total += check.points;
+      const bool sanitizer = capabilities.tools.count("compute-sanitizer") && capabilities.tools.at("compute-sanitizer");
+      auto test = std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == check.test; });
+      if (sanitizer && !capabilities.unmet_need(*test)) here += check.points;
+    }
     std::cout << "  " << std::left << std::setw(24) << lab.slug << here << " of " << total << " points"
               << (here < total ? " (the rest need a GPU or a CUDA tool)" : "") << "\n";
   }
