@@ -2,6 +2,7 @@
 // from the committed course alone and kept between gradings; the learner's
 // part is built afresh for every grading, in the sandbox, from the learner's
 // files and the exercise objects the trusted part made.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -109,20 +110,48 @@ void seed_compilers(const fs::path& compilers, const fs::path& sources, const fs
 
 namespace {
 
-/// The installation a program found on PATH lives in (the folder above its
-/// bin/), wherever its links lead: a sandboxed build must see its cmake and
-/// ninja, which need not live under /usr.
+/// The installation a program lives in (the folder above its bin/),
+/// wherever its links lead; a program named without a slash is looked up
+/// on PATH.
 std::optional<fs::path> installation_of(const std::string& program) {
+  std::error_code error;
+  if (program.find('/') != std::string::npos) {
+    fs::path found = fs::canonical(program, error);
+    if (!error && fs::is_regular_file(found)) return found.parent_path().parent_path();
+    return std::nullopt;
+  }
   const char* path = std::getenv("PATH");
   if (!path) return std::nullopt;
   std::stringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    std::error_code error;
     fs::path found = fs::canonical(fs::path(dir) / program, error);
     if (!error && fs::is_regular_file(found)) return found.parent_path().parent_path();
   }
   return std::nullopt;
+}
+
+/// The installations a sandboxed build needs to see beyond the system's
+/// folders: cmake's and ninja's, and the compilers' (those CC, CXX and
+/// CUDACXX name, and the ones CMake finds on PATH). A GPU host may keep
+/// any of them elsewhere, as /opt/gcc for g++; a build that sees the
+/// compiler's path in its cache but not the compiler cannot configure.
+std::vector<fs::path> build_tool_installations() {
+  std::vector<std::string> programs = {"cmake", "ninja", "c++", "g++", "cc", "gcc", "nvcc"};
+  for (const char* variable : {"CXX", "CC", "CUDACXX"}) {
+    if (const char* named = std::getenv(variable); named && *named) programs.push_back(named);
+  }
+  std::vector<fs::path> installations;
+  for (const auto& program : programs) {
+    auto prefix = installation_of(program);
+    if (!prefix || std::find(installations.begin(), installations.end(), *prefix) != installations.end()) continue;
+    // The system's own folders are in every sandbox already.
+    auto part = prefix->begin();
+    const std::string top = part != prefix->end() && ++part != prefix->end() ? part->string() : "";
+    if (top.empty() || top == "usr" || top == "bin" || top == "lib" || top == "etc") continue;
+    installations.push_back(*prefix);
+  }
+  return installations;
 }
 
 }  // namespace
@@ -130,9 +159,8 @@ std::optional<fs::path> installation_of(const std::string& program) {
 Sandbox sandbox_for(const Sandbox& grading, const SandboxView& view) {
   Sandbox sandbox = grading;
   if (sandbox.uses_bubblewrap()) {
-    for (const char* tool : {"cmake", "ninja"}) {
-      if (auto prefix = installation_of(tool)) sandbox.binds.push_back({*prefix, {}, false});
-    }
+    static const std::vector<fs::path> installations = build_tool_installations();
+    for (const auto& prefix : installations) sandbox.binds.push_back({prefix, {}, false});
   }
   for (const auto& path : view.read_only) sandbox.binds.push_back({path, {}, false});
   for (const auto& path : view.writable) sandbox.binds.push_back({path, {}, true});
@@ -146,8 +174,14 @@ std::string build_errors(const std::string& log_text, const fs::path& root) {
   std::string errors;
   int kept = 0;
   std::string prefix = root.string() + "/";
+  // CMake writes an error's reason on the indented lines below its
+  // "CMake Error at ..." line: they are kept with it.
+  bool in_cmake_error = false;
   while (std::getline(lines, line) && kept < 40) {
-    if (line.find("error") == std::string::npos && line.find("Error") == std::string::npos) continue;
+    const bool reason = in_cmake_error && (line.empty() || line.front() == ' ');
+    in_cmake_error = line.starts_with("CMake Error") || reason;
+    if (!reason && line.find("error") == std::string::npos && line.find("Error") == std::string::npos) continue;
+    if (line.find_first_not_of(' ') == std::string::npos) continue;
     for (std::size_t at; (at = line.find(prefix)) != std::string::npos;) line.erase(at, prefix.size());
     errors += line + "\n";
     ++kept;

@@ -52,9 +52,9 @@ struct ProfiledLaunch {
 };
 
 // Each limiter has its turn: blocks (blocks of one warp), shared memory
-// (small blocks with a carveout of 0, which leaves the smallest capacity that
-// holds the 1 KiB the driver reserves in every block), warps (large vadd
-// blocks), registers (the heavy kernel).
+// (small blocks with a carveout of 0: cuda_occupancy.h's smallest capacity
+// that holds the 1 KiB the driver reserves in every block, where the driver
+// itself gives more), warps (large vadd blocks), registers (the heavy kernel).
 const std::vector<ProfiledLaunch> kLaunches = {
     {false, 1, 1, 32, 100},  {false, 2, 2, 64, 0},    {false, 4, 4, 512, 100}, {true, 128, 1, 128, 100},
     {true, 256, 2, 256, 50}, {true, 512, 4, 512, 25}, {true, 1024, 1, 1024, 100},
@@ -203,17 +203,28 @@ TEST(OccupancyNcu, LimitsMatchNsightComputeForTheLabsKernels) {
                  ") against Nsight Compute's profile of that launch");
     // ncu's figures exist in the reference program only, where the expected halves read them.
     [[maybe_unused]] const NcuMetrics* ncu = testing::kReferenceBuild ? &profiled[i] : nullptr;
-    RECORD_EQ(o.blocks_by_registers, static_cast<int>(metric(*ncu, kMetrics[0]))) << "blocks_by_registers: launch__occupancy_limit_registers";
-    RECORD_EQ(o.blocks_by_shared, static_cast<int>(metric(*ncu, kMetrics[1]))) << "blocks_by_shared: launch__occupancy_limit_shared_mem";
-    RECORD_EQ(o.blocks_by_warps, static_cast<int>(metric(*ncu, kMetrics[2]))) << "blocks_by_warps: launch__occupancy_limit_warps";
-    RECORD_EQ(o.blocks_by_block_limit, static_cast<int>(metric(*ncu, kMetrics[3]))) << "blocks_by_block_limit: launch__occupancy_limit_blocks";
-    RECORD_NEAR(o.occupancy * 100.0, metric(*ncu, kMetrics[4]), 0.01)
-        << "occupancy, in percent: sm__maximum_warps_per_active_cycle_pct (the theoretical occupancy)";
     if constexpr (testing::kReferenceBuild) {
       std::printf("  %-58s %5.0f %5.0f %5.0f %5.0f %9.2f %9.2f\n", launch.name().c_str(), metric(profiled[i], kMetrics[0]),
                   metric(profiled[i], kMetrics[1]), metric(profiled[i], kMetrics[2]), metric(profiled[i], kMetrics[3]),
                   metric(profiled[i], kMetrics[4]), metric(profiled[i], kMetrics[5]));
     }
+    RECORD_EQ(o.blocks_by_registers, static_cast<int>(metric(*ncu, kMetrics[0]))) << "blocks_by_registers: launch__occupancy_limit_registers";
+    RECORD_EQ(o.blocks_by_warps, static_cast<int>(metric(*ncu, kMetrics[2]))) << "blocks_by_warps: launch__occupancy_limit_warps";
+    RECORD_EQ(o.blocks_by_block_limit, static_cast<int>(metric(*ncu, kMetrics[3]))) << "blocks_by_block_limit: launch__occupancy_limit_blocks";
+    if (launch.carveout == 0) {
+      // The carveout is a preference. cuda_occupancy.h (and the lab's rule)
+      // takes 0% at its word: the smallest capacity that holds one block.
+      // The driver gives more when the preference would hold back the
+      // other limits: on the H200 this launch got room for 32 blocks, not 8.
+      RECORD_LE(o.blocks_by_shared, static_cast<int>(metric(*ncu, kMetrics[1])))
+          << "blocks_by_shared: at most launch__occupancy_limit_shared_mem (the driver may give more than 0% asks)";
+      RECORD_LE(o.occupancy * 100.0, metric(*ncu, kMetrics[4]) + 0.01)
+          << "occupancy, in percent: at most sm__maximum_warps_per_active_cycle_pct";
+      continue;
+    }
+    RECORD_EQ(o.blocks_by_shared, static_cast<int>(metric(*ncu, kMetrics[1]))) << "blocks_by_shared: launch__occupancy_limit_shared_mem";
+    RECORD_NEAR(o.occupancy * 100.0, metric(*ncu, kMetrics[4]), 0.01)
+        << "occupancy, in percent: sm__maximum_warps_per_active_cycle_pct (the theoretical occupancy)";
   }
 }
 
