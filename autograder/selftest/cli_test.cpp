@@ -78,7 +78,7 @@ TEST_F(Cli, GradeHelpAnswersAtOnceAndBuildsNothing) {
 }
 
 TEST_F(Cli, EveryCommandHasItsOwnHelp) {
-  for (const char* command : {"list", "test", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
+  for (const char* command : {"list", "test", "watch", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{command, "--help"}, {"help", command}}) {
       RunOutcome outcome = launchlab(args);
       EXPECT_EQ(outcome.exit_code, 0) << command << ":\n" << outcome.output;
@@ -128,6 +128,7 @@ TEST_F(Cli, LabNumbersAreCheckedAgainstTheCourse) {
   expect_refused({"grade", "--labs", "00,99"}, "--labs: no lab '99'");
   expect_refused({"hint"}, "launchlab hint: NN is required");
   expect_refused({"test", "00", "01"}, "unexpected argument '01'");
+  expect_refused({"watch", "99"}, "launchlab watch: NN: no lab '99'");
   // A good number reaches the command: --all prints every hint and remembers nothing.
   RunOutcome hints = launchlab({"hint", "0", "--all"});
   EXPECT_EQ(hints.exit_code, 0) << hints.output;
