@@ -2,15 +2,23 @@
 #
 # LAUNCHLAB_CUDA_ARCHITECTURES=auto (the default preset) asks the toolkit's
 # __nvcc_device_query for the architectures of the visible GPUs and builds for
-# exactly those, which keeps a learner's build fast. Where no GPU answers (a
-# laptop without NVIDIA hardware, CI, a Gradescope container) it falls back to
-# LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES: SASS for the datacenter and consumer
-# generations the course discusses, plus PTX of the oldest so that a newer
-# GPU can still JIT the kernels.
+# exactly those, which keeps a learner's re-test after an edit fast. Where no
+# GPU answers (a laptop without NVIDIA hardware, CI, a Gradescope container)
+# the learner's build takes one architecture, LAUNCHLAB_NO_GPU_CUDA_ARCHITECTURES
+# (SASS and PTX of sm_90, what the course's CI builds): no test that runs
+# without a GPU depends on how many architectures a program holds.
+#
+# Grading is another matter: `launchlab grade` builds the graded tree for
+# LAUNCHLAB_GRADE_CUDA_ARCHITECTURES, the visible GPU's architectures or,
+# without one, LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES: SASS for the datacenter
+# and consumer generations the course discusses, plus PTX of the oldest so
+# that a newer GPU can still JIT the kernels. An explicit list is used for both.
 set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING
-  "auto (the visible GPU's own, else the fallback list) or an explicit CMAKE_CUDA_ARCHITECTURES list")
+  "auto (the visible GPU's own, else one fixed architecture) or an explicit CMAKE_CUDA_ARCHITECTURES list")
+set(LAUNCHLAB_NO_GPU_CUDA_ARCHITECTURES "90" CACHE STRING
+  "What auto builds when no GPU is visible (grading takes LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES then)")
 set(LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;80-virtual" CACHE STRING
-  "Architectures built when auto finds no GPU")
+  "What auto grades for when no GPU is visible")
 
 # The toolkit is found once, here, and everything after uses that one: the
 # nvcc asked for the GPU's architecture below becomes CMAKE_CUDA_COMPILER,
@@ -35,13 +43,15 @@ if(LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "")
 endif()
 
 # Resolved once per choice: a reconfigure keeps the answer unless the choice changed.
-if(DEFINED CMAKE_CUDA_ARCHITECTURES AND "${_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR}" STREQUAL "${LAUNCHLAB_CUDA_ARCHITECTURES}")
+if(DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED LAUNCHLAB_GRADE_CUDA_ARCHITECTURES
+   AND "${_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR}" STREQUAL "${LAUNCHLAB_CUDA_ARCHITECTURES}")
   return()
 endif()
 set(_LAUNCHLAB_ARCHITECTURES_RESOLVED_FOR "${LAUNCHLAB_CUDA_ARCHITECTURES}" CACHE INTERNAL "")
 
 if(NOT LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "auto")
   set(CMAKE_CUDA_ARCHITECTURES "${LAUNCHLAB_CUDA_ARCHITECTURES}" CACHE STRING "" FORCE)
+  set(LAUNCHLAB_GRADE_CUDA_ARCHITECTURES "${LAUNCHLAB_CUDA_ARCHITECTURES}" CACHE INTERNAL "")
   return()
 endif()
 
@@ -64,9 +74,12 @@ if(_launchlab_query AND EXISTS "${_launchlab_query}")
 endif()
 
 if(_launchlab_found)
-  message(STATUS "launchlab: building for the visible GPU architecture(s): ${_launchlab_found}")
+  message(STATUS "launchlab: building and grading for the visible GPU architecture(s): ${_launchlab_found}")
   set(CMAKE_CUDA_ARCHITECTURES "${_launchlab_found}" CACHE STRING "" FORCE)
+  set(LAUNCHLAB_GRADE_CUDA_ARCHITECTURES "${_launchlab_found}" CACHE INTERNAL "")
 else()
-  message(STATUS "launchlab: no GPU visible; building for ${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}")
-  set(CMAKE_CUDA_ARCHITECTURES "${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}" CACHE STRING "" FORCE)
+  message(STATUS "launchlab: no GPU visible; building for ${LAUNCHLAB_NO_GPU_CUDA_ARCHITECTURES}, "
+                 "grading for ${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}")
+  set(CMAKE_CUDA_ARCHITECTURES "${LAUNCHLAB_NO_GPU_CUDA_ARCHITECTURES}" CACHE STRING "" FORCE)
+  set(LAUNCHLAB_GRADE_CUDA_ARCHITECTURES "${LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES}" CACHE INTERNAL "")
 endif()

@@ -74,6 +74,7 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     if (!has_sources(root / "autograder" / "tests" / lab.slug)) problem("no tests in autograder/tests/" + lab.slug);
     if (!fs::exists(lab_dir / "CMakeLists.txt")) problem("no CMakeLists.txt");
     if (lab.hints.empty()) problem("lab.toml has no hints");
+    for (const auto& text : course::hint_problems(lab)) problem(text);
     if (!fs::is_directory(solution_dir)) problem("no solution overlay in solutions/" + lab.slug);
 
     for (const auto& file : lab.student_files) {

@@ -4,7 +4,6 @@
 // first (launchlab/cli/arguments.h): --help, and any mistake in it, answer
 // before anything is built or graded.
 #include <cuda_runtime_api.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
@@ -24,6 +23,7 @@
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
 #include "grade_class.h"
+#include "learner.h"
 #include "lint.h"
 
 namespace fs = std::filesystem;
@@ -31,10 +31,11 @@ using namespace launchlab::grader;
 
 namespace {
 
-struct Context {
-  fs::path root;
-  fs::path build;
-};
+using launchlab::cli::Context;
+using launchlab::cli::keep_progress;
+using launchlab::cli::progress_dir;
+using launchlab::cli::run_visible;
+using launchlab::cli::run_visible_quietly;
 
 Context context() {
   const char* root = std::getenv("LAUNCHLAB_ROOT");
@@ -84,157 +85,6 @@ class CourseLabs {
   fs::path root_;
   std::optional<std::vector<Lab>> labs_;
 };
-
-/// Runs a program with the terminal as its output, saying nothing itself.
-int run_visible_quietly(const std::vector<std::string>& argv) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/// Streams a command's output to the terminal, for builds the learner waits on.
-int run_visible(const std::vector<std::string>& argv) {
-  std::string line;
-  for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
-  std::cerr << "+ " << line << std::endl;
-  return run_visible_quietly(argv);
-}
-
-fs::path progress_dir(const Context& ctx) { return launchlab::cli::progress_folder(ctx.root); }
-
-int hints_seen(const Context& ctx, const Lab& lab) {
-  return std::clamp(launchlab::cli::read_progress(progress_dir(ctx), lab.slug).hints_seen, 0,
-                    static_cast<int>(lab.hints.size()));
-}
-
-/// Progress is the learner's convenience: a course tree they cannot write
-/// (a read-only install) costs them the record, never the command.
-template <typename Write>
-void keep_progress(const Context& ctx, Write write) {
-  try {
-    write();
-  } catch (const std::exception& error) {
-    std::cerr << "launchlab: your progress could not be kept in " << progress_dir(ctx).string() << ": " << error.what()
-              << "\n";
-  }
-}
-
-void print_hint(const Lab& lab, int index) {
-  std::cout << "Hint " << index + 1 << " of " << lab.hints.size() << " for " << lab.slug << ":\n  "
-            << lab.hints[static_cast<std::size_t>(index)] << "\n";
-}
-
-/// Shows the next hint the learner has not seen and remembers it.
-void reveal_next_hint(const Context& ctx, const Lab& lab) {
-  int seen = hints_seen(ctx, lab);
-  if (lab.hints.empty()) return;
-  if (seen >= static_cast<int>(lab.hints.size())) {
-    std::cout << "You have seen all " << lab.hints.size() << " hints; `launchlab hint " << lab.number()
-              << " --all` shows them again.\n";
-    return;
-  }
-  print_hint(lab, seen);
-  keep_progress(ctx, [&] { launchlab::cli::record_hints_seen(progress_dir(ctx), lab.slug, seen + 1); });
-}
-
-/// Shows the latest hint the learner asked for (the first one if none yet):
-/// a failing run reminds, `launchlab hint` goes further.
-void show_current_hint(const Context& ctx, const Lab& lab) {
-  if (lab.hints.empty()) return;
-  int seen = hints_seen(ctx, lab);
-  if (seen == 0) {
-    reveal_next_hint(ctx, lab);
-  } else {
-    print_hint(lab, seen - 1);
-  }
-  if (hints_seen(ctx, lab) < static_cast<int>(lab.hints.size())) {
-    std::cout << "(`launchlab hint " << lab.number() << "` shows the next one.)\n";
-  }
-}
-
-int command_hint(const Context& ctx, const Lab& lab, bool all) {
-  if (all) {
-    for (int i = 0; i < static_cast<int>(lab.hints.size()); ++i) print_hint(lab, i);
-    return 0;
-  }
-  reveal_next_hint(ctx, lab);
-  return 0;
-}
-
-void indent(std::ostream& out, const std::string& text, const std::string& prefix) {
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) out << prefix << line << "\n";
-}
-
-/// Whether a test's name is one that `--only` asked for: the whole name
-/// (Suite.Test), or a suite and its tests (Suite.*).
-bool asked_for(const std::string& name, const std::vector<std::string>& only) {
-  if (only.empty()) return true;
-  return std::any_of(only.begin(), only.end(), [&](const std::string& pattern) {
-    if (pattern.size() > 2 && pattern.ends_with(".*")) return name.starts_with(pattern.substr(0, pattern.size() - 1));
-    return name == pattern;
-  });
-}
-
-int command_test(const Context& ctx, Lab lab, bool solution, const std::vector<std::string>& only) {
-  std::erase_if(lab.tests, [&](const LabTest& test) { return !asked_for(test.name, only); });
-  if (lab.tests.empty()) {
-    std::cout << lab.slug << " has no test named " << only.front() << "; `launchlab test " << lab.number()
-              << "` lists them all.\n";
-    return 2;
-  }
-  std::string target = lab.test_binary_name() + (solution ? "_solution" : "");
-  std::cerr << "Building " << target << " ..." << std::endl;
-  if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target, lab.reference_binary_name()}) != 0) {
-    std::cout << "\n" << lab.slug << " did not compile: the compiler's messages are above.\n";
-    return 1;
-  }
-  Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
-  std::cerr << "Running " << lab.tests.size() << " tests ..." << std::endl;
-  RunSettings settings;
-  // The cached reference transcript is the whole lab's: a run of some tests only makes its own.
-  if (only.empty()) settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
-  fs::create_directories(ctx.build / "run");
-  auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
-                               capabilities, ctx.build / "run" / target, settings);
-
-  launchlab::cli::LabScore score;
-  bool any_failed = false;
-  std::cout << "\n" << lab.slug << " — " << lab.title << (solution ? " (the solution)" : "") << "\n\n";
-  for (const auto& result : results) {
-    const char* mark = result.status == TestStatus::passed   ? "  PASS "
-                       : result.status == TestStatus::failed ? "  FAIL "
-                                                             : "  SKIP ";
-    std::cout << mark << std::left << std::setw(60) << result.name << std::right << std::setw(3) << result.points
-              << "/" << result.max_points << "\n";
-    if (result.status != TestStatus::passed) indent(std::cout, result.message, "         ");
-    score.points += result.points;
-    if (result.status == TestStatus::passed || result.status == TestStatus::failed) score.gradable += result.max_points;
-    else score.not_gradable += result.max_points;
-    any_failed = any_failed || result.status == TestStatus::failed;
-  }
-  std::cout << "\nScore: " << score.points << "/" << score.gradable;
-  if (score.not_gradable) {
-    std::cout << " (" << score.not_gradable << " more points need what this machine lacks: " << capabilities.gpu_detail << ")";
-  }
-  std::cout << (only.empty() ? "" : " on the tests asked for") << "\n\n";
-
-  if (!solution) {
-    // Only a run of the whole lab is a score to keep.
-    if (only.empty()) keep_progress(ctx, [&] { launchlab::cli::record_run(progress_dir(ctx), lab.slug, score); });
-    if (any_failed) show_current_hint(ctx, lab);
-  }
-  return any_failed ? 1 : 0;
-}
 
 int command_list(const Context& ctx) {
   std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(30)
@@ -365,7 +215,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
       std::cout << "launchlab grade: stopped by the wall clock after " << limit << " s\n" << std::flush;
     });
   }
-  std::string architectures = LAUNCHLAB_CUDA_ARCHITECTURES;
+  // The course's list, not the one architecture a learner's re-tests build.
+  std::string architectures = LAUNCHLAB_GRADE_CUDA_ARCHITECTURES;
   std::replace(architectures.begin(), architectures.end(), ',', ';');
   options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
   options.cmake_args.insert(options.cmake_args.end(), args.cmake_args.begin(), args.cmake_args.end());
@@ -442,7 +293,8 @@ int command_doctor(const Context& ctx) {
   }
   for (const auto& [tool, found] : capabilities.tools) show(tool, found ? "installed" : "");
   show("cmake", first_line_of({"cmake", "--version"}).empty() ? "" : "installed");
-  show("architectures", LAUNCHLAB_CUDA_ARCHITECTURES);
+  show("architectures", std::string(LAUNCHLAB_CUDA_ARCHITECTURES) + " (test, watch); " +
+                            LAUNCHLAB_GRADE_CUDA_ARCHITECTURES + " (grade)");
   show("build folder", ctx.build.string());
 
   std::cout << "\nWhat can be graded here:\n";
@@ -538,11 +390,18 @@ int main(int argc, char** argv) {
   CLI::App& list = *app.add_subcommand("list", "the chapters and your progress")->group("Learning");
   CLI::App& test = *app.add_subcommand("test", "build and run lab NN's tests on your code")->group("Learning");
   lab_argument(test);
-  bool solution = false;
-  test.add_flag("--solution", solution, "run them on the reference solution instead");
-  std::vector<std::string> only_tests;
-  test.add_option("--only", only_tests, "only these tests: Suite.Test, or Suite.* for a suite (repeat it for more)")
+  launchlab::cli::TestOptions test_options;
+  test.add_flag("--solution", test_options.solution, "run them on the reference solution instead");
+  test.add_option("--only", test_options.only, "only these tests: Suite.Test, or Suite.* for a suite (repeat it for more)")
       ->type_name("NAME");
+  const std::string verbose_help = "every failing test's message (by default only the first failure's is shown whole)";
+  test.add_flag("--verbose,-v", test_options.verbose, verbose_help);
+  CLI::App& watch = *app.add_subcommand("watch", "test lab NN again each time you save one of its files (every lab's without NN)")
+                         ->group("Learning");
+  watch.add_option("NN", lab, "the lab: its number (04, or 4) or its slug; without it, every lab")
+      ->transform(course.lab_number(false));
+  launchlab::cli::TestOptions watch_options;
+  watch.add_flag("--verbose,-v", watch_options.verbose, verbose_help);
   CLI::App& hint = *app.add_subcommand("hint", "the next hint for lab NN")->group("Learning");
   lab_argument(hint);
   bool all_hints = false;
@@ -592,9 +451,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (list.parsed()) return command_list(ctx);
-    if (test.parsed()) return command_test(ctx, course.lab(lab), solution, only_tests);
+    if (test.parsed()) return launchlab::cli::test_lab(ctx, course.lab(lab), test_options, std::cout);
+    if (watch.parsed()) {
+      return launchlab::cli::command_watch(ctx, lab.empty() ? course.labs() : std::vector<Lab>{course.lab(lab)},
+                                           course.labs(), watch_options);
+    }
     if (reset.parsed()) return command_reset(ctx, course.lab(lab), reset_yes);
-    if (hint.parsed()) return command_hint(ctx, course.lab(lab), all_hints);
+    if (hint.parsed()) return launchlab::cli::command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
     if (grade_class.parsed()) return launchlab::cli::command_grade_class(ctx.root, ctx.build, grade_class_arguments);
     if (doctor.parsed()) return command_doctor(ctx);

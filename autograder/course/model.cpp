@@ -53,6 +53,32 @@ GpuNeed Lab::gpu_need() const {
   return on_gpu == static_cast<long>(tests.size()) ? GpuNeed::all : GpuNeed::partly;
 }
 
+std::optional<std::string> Lab::hint_for(const LabTest& test) const {
+  if (test.hint < 1 || test.hint > static_cast<int>(hints.size())) return std::nullopt;
+  return hints[static_cast<std::size_t>(test.hint - 1)];
+}
+
+std::vector<std::string> hint_problems(const Lab& lab) {
+  std::vector<std::string> problems;
+  if (lab.hints.empty()) return problems;  // a lab without hints is a problem of its own
+  std::vector<bool> named(lab.hints.size(), false);
+  for (const auto& test : lab.tests) {
+    if (auto hint = lab.hint_for(test)) {
+      named[static_cast<std::size_t>(test.hint - 1)] = true;
+    } else if (!test.is_private) {
+      problems.push_back("the test " + test.name + " names no hint: add hint = N (1 to " + std::to_string(lab.hints.size()) +
+                         ") to its [[tests]] table");
+    }
+  }
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (!named[i]) {
+      problems.push_back("hint " + std::to_string(i + 1) + " is named by no test, so a failure never shows it (give hint = " +
+                         std::to_string(i + 1) + " to the tests it helps with)");
+    }
+  }
+  return problems;
+}
+
 const std::vector<std::string>& known_needs() {
   static const std::vector<std::string> needs = {"gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer"};
   return needs;
@@ -164,9 +190,11 @@ class FileReader {
   }
 
   /// The [[tests]] tables; names must be new to already. A GPU test without
-  /// a sanitize of its own takes lab_sanitize.
+  /// a sanitize of its own takes lab_sanitize. hints is the number of the
+  /// lab's hints a test may name, or nothing where a test names none (a
+  /// private tests.toml has no hints).
   std::vector<LabTest> tests(const toml::node& node, const std::vector<LabTest>& already,
-                             const std::vector<std::string>& lab_sanitize) const {
+                             const std::vector<std::string>& lab_sanitize, std::optional<std::size_t> hints) const {
     const auto* tables = node.as_array();
     if (tables && tables->empty()) fail(node, "there must be at least one [[tests]] table");
     if (!tables || !tables->is_array_of_tables()) fail(node, "tests must be [[tests]] tables, not " + a_type(node));
@@ -175,7 +203,11 @@ class FileReader {
     std::vector<LabTest> out;
     for (const auto& item : *tables) {
       const toml::table& table = *item.as_table();
-      only_keys(table, {"name", "points", "needs", "sanitize"}, "in a [[tests]] table");
+      if (hints) {
+        only_keys(table, {"name", "points", "needs", "sanitize", "hint"}, "in a [[tests]] table");
+      } else {
+        only_keys(table, {"name", "points", "needs", "sanitize"}, "in a private [[tests]] table");
+      }
       LabTest test;
       const toml::node& name = required(table, "name", false, "in this [[tests]] table");
       test.name = string(name, "a test's name");
@@ -213,6 +245,16 @@ class FileReader {
         }
       } else if (test.needs_gpu()) {
         test.sanitize = lab_sanitize;
+      }
+      if (const toml::node* hint = table.get("hint")) {
+        const auto* number = hint->as_integer();
+        if (!number) fail(*hint, "the hint of " + test.name + " must be a hint's number, not " + a_type(*hint));
+        if (number->get() < 1 || number->get() > static_cast<std::int64_t>(*hints)) {
+          fail(*hint, "the hint of " + test.name + " is " + std::to_string(number->get()) + ", but the lab has " +
+                          (*hints == 0 ? std::string("no hints") : "hints 1 to " + std::to_string(*hints)) +
+                          " (hint = N names the Nth of hints)");
+        }
+        test.hint = static_cast<int>(number->get());
       }
       out.push_back(std::move(test));
     }
@@ -274,7 +316,7 @@ Lab load_lab(const fs::path& lab_dir) {
     lab.sanitize_points = reader.count(*points, "sanitize_points");
     if (lab.sanitize.empty()) reader.fail(*points, "sanitize_points is set but the lab names no sanitize tools");
   }
-  lab.tests = reader.tests(reader.required(doc, "tests", true, at_top), {}, lab.sanitize);
+  lab.tests = reader.tests(reader.required(doc, "tests", true, at_top), {}, lab.sanitize, lab.hints.size());
   if (!lab.sanitize.empty() && lab.gpu_need() == GpuNeed::none) {
     reader.fail(*doc.get("sanitize"), "sanitize names tools, but no test of this lab needs a GPU for them to check");
   }
@@ -287,7 +329,7 @@ std::vector<LabTest> read_private_tests(const fs::path& tests_toml, const std::v
   const toml::table doc = reader.parse();
   const std::string at_top = "in a private tests.toml, which holds [[tests]] tables only";
   reader.only_keys(doc, {"tests"}, at_top);
-  std::vector<LabTest> tests = reader.tests(reader.required(doc, "tests", true, at_top), already, lab_sanitize);
+  std::vector<LabTest> tests = reader.tests(reader.required(doc, "tests", true, at_top), already, lab_sanitize, std::nullopt);
   for (auto& test : tests) test.is_private = true;
   return tests;
 }

@@ -56,10 +56,14 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
   Capabilities capabilities;
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
+  // Without a driver the runtime's own words ("CUDA driver version is
+  // insufficient") blame a version where there is nothing installed.
+  int driver = 0;
+  const bool no_driver = cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0;
+  if (no_driver || status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
+    capabilities.gpu_detail = kNoGpuHere;
+  } else if (status != cudaSuccess) {
     capabilities.gpu_detail = std::string("no usable GPU: ") + cudaGetErrorString(status);
-  } else if (count == 0) {
-    capabilities.gpu_detail = "no usable GPU: the driver sees no device";
   } else {
     cudaDeviceProp properties{};
     cudaGetDeviceProperties(&properties, 0);

@@ -78,7 +78,7 @@ TEST_F(Cli, GradeHelpAnswersAtOnceAndBuildsNothing) {
 }
 
 TEST_F(Cli, EveryCommandHasItsOwnHelp) {
-  for (const char* command : {"list", "test", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
+  for (const char* command : {"list", "test", "watch", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{command, "--help"}, {"help", command}}) {
       RunOutcome outcome = launchlab(args);
       EXPECT_EQ(outcome.exit_code, 0) << command << ":\n" << outcome.output;
@@ -128,6 +128,7 @@ TEST_F(Cli, LabNumbersAreCheckedAgainstTheCourse) {
   expect_refused({"grade", "--labs", "00,99"}, "--labs: no lab '99'");
   expect_refused({"hint"}, "launchlab hint: NN is required");
   expect_refused({"test", "00", "01"}, "unexpected argument '01'");
+  expect_refused({"watch", "99"}, "launchlab watch: NN: no lab '99'");
   // A good number reaches the command: --all prints every hint and remembers nothing.
   RunOutcome hints = launchlab({"hint", "0", "--all"});
   EXPECT_EQ(hints.exit_code, 0) << hints.output;
@@ -279,4 +280,24 @@ TEST_F(Cli, TestOnlyRefusesATestTheLabDoesNotHave) {
   RunOutcome outcome = launchlab({"test", "00", "--only", "GridArithmetic.NoSuchTest"});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_NE(outcome.output.find("has no test named GridArithmetic.NoSuchTest"), std::string::npos) << outcome.output;
+}
+
+// The hints are tied to tests by number: lint names a number that is no
+// hint's (with its line, as the course model reads it) and a hint no test names.
+TEST_F(LearnerCourse, LintRefusesAHintNumberThatIsNoHintAndAHintNoTestNames) {
+  auto replace_once = [](const fs::path& file, const std::string& from, const std::string& to) {
+    std::string text = text_of(file);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << file << " has no " << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(file, std::ios::trunc) << text;
+  };
+  replace_once(root_ / "labs" / "01_beta" / "lab.toml", "hint = 1", "hint = 3");
+  replace_once(root_ / "labs" / "00_alpha" / "lab.toml", "points = 2\nhint = 2", "points = 2\nhint = 1");
+  RunOutcome linted = launchlab_here({"lint"});
+  EXPECT_EQ(linted.exit_code, 1) << linted.output;
+  EXPECT_NE(linted.output.find("labs/01_beta/lab.toml:13: the hint of Beta.FindsTheLargest is 3, but the lab has hints 1 to 1"),
+            std::string::npos)
+      << linted.output;
+  EXPECT_NE(linted.output.find("00_alpha: hint 2 is named by no test"), std::string::npos) << linted.output;
 }

@@ -259,6 +259,41 @@ TEST_F(Scratch, PrivateTestsJoinUnderNewNamesOnly) {
   EXPECT_THROW(read_private_tests(overlay, lab.tests), CourseError);
 }
 
+// A test names the hint that helps with it by its number in hints, from 1,
+// as `launchlab hint` counts them.
+TEST_F(Scratch, ATestNamesItsHintByItsNumber) {
+  Lab lab = load_lab(this->lab("04_param_buffer", good_lab_with("points = 2", "points = 2\nhint = 2")));
+  ASSERT_EQ(lab.tests.size(), 2u);
+  EXPECT_EQ(lab.tests[0].hint, 2);
+  EXPECT_EQ(lab.hint_for(lab.tests[0]), "second,\non two lines");
+  EXPECT_EQ(lab.tests[1].hint, 0) << "a test may name no hint (launchlab lint says so)";
+  EXPECT_EQ(lab.hint_for(lab.tests[1]), std::nullopt);
+
+  struct Case {
+    std::string hint, message;
+  };
+  for (const Case& c : {
+           Case{"hint = 3", "lab.toml:15: the hint of Grid.Blocks is 3, but the lab has hints 1 to 2"},
+           Case{"hint = 0", "lab.toml:15: the hint of Grid.Blocks is 0, but the lab has hints 1 to 2"},
+           Case{"hint = -1", "lab.toml:15: the hint of Grid.Blocks is -1"},
+           Case{"hint = \"2\"", "lab.toml:15: the hint of Grid.Blocks must be a hint's number, not a string"},
+       }) {
+    std::string message = refusal(good_lab_with("points = 2", "points = 2\n" + c.hint));
+    EXPECT_NE(message.find(c.message), std::string::npos) << "expected \"" << c.message << "\" in: " << message;
+  }
+  // A private tests.toml has no hints to name.
+  fs::path overlay = root_ / "tests.toml";
+  std::ofstream(overlay) << "[[tests]]\nname = \"Private.Seeded\"\npoints = 6\nhint = 1\n";
+  try {
+    read_private_tests(overlay, lab.tests);
+    ADD_FAILURE() << "a private test named a hint";
+  } catch (const CourseError& error) {
+    EXPECT_NE(std::string(error.what()).find("tests.toml:4: unknown key 'hint' in a private [[tests]] table"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(Scratch, AFolderNamedLikeALabNeedsALabToml) {
   lab("05_fine", kGoodLab);
   fs::create_directories(root_ / "labs" / "06_forgotten");
@@ -277,6 +312,21 @@ TEST(Course, EveryLabOfTheCourseReadsCleanly) {
     EXPECT_EQ(course.labs[i].chapter, static_cast<int>(i)) << course.labs[i].slug << ": the labs are numbered without gaps";
     EXPECT_FALSE(course.labs[i].summary.empty()) << course.labs[i].slug;
   }
+}
+
+// After a failure the learner is shown the hint of the first failing test.
+TEST(Course, EveryTestOfTheCourseNamesAHintAndEveryHintIsNamed) {
+  for (const auto& lab : load_course(kSource)) {
+    for (const auto& problem : hint_problems(lab)) ADD_FAILURE() << lab.slug << ": " << problem;
+  }
+}
+
+TEST_F(Scratch, TestsWithoutAHintAndHintsNoTestNamesAreProblems) {
+  Lab lab = load_lab(this->lab("04_param_buffer", good_lab_with("points = 2", "points = 2\nhint = 1")));
+  const auto problems = hint_problems(lab);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "the test Vadd.Gpu names no hint: add hint = N (1 to 2) to its [[tests]] table");
+  EXPECT_NE(problems[1].find("hint 2 is named by no test"), std::string::npos) << problems[1];
 }
 
 TEST(Course, FindsALabByNumberOrSlug) {

@@ -9,16 +9,24 @@
 // once and reused, as between the gradings of a class. Then the real
 // course's lab 00: its solutions and its starters.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "launchlab/cli/progress.h"
 #include "launchlab/grader/process.h"
 
 namespace fs = std::filesystem;
@@ -80,13 +88,13 @@ void commit_all(const fs::path& dir, const std::string& message, const std::stri
 /// top-level CMakeLists.txt, cmake/, the course model that reads lab.toml,
 /// the test support) beside the fixture's labs, solutions and tests. Not
 /// committed yet.
-void compose_fixture_course(const fs::path& into) {
+void compose_fixture_course(const fs::path& into, fs::copy_options how = fs::copy_options::recursive) {
   for (const char* shared : {"CMakeLists.txt", "cmake", "autograder/CMakeLists.txt", "autograder/course",
                              "autograder/support", "labs/CMakeLists.txt"}) {
     fs::create_directories((into / shared).parent_path());
-    fs::copy(kSource / shared, into / shared, fs::copy_options::recursive);
+    fs::copy(kSource / shared, into / shared, how);
   }
-  fs::copy(kFixture, into, fs::copy_options::recursive);
+  fs::copy(kFixture, into, how);
 }
 
 /// A member of a JSON object, or the fallback when there is no such member.
@@ -553,4 +561,204 @@ TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
   EXPECT_EQ(starters.run.exit_code, 1) << starters.run.output;
   EXPECT_LT(starters.total(), solutions.total());
   fs::remove_all(scratch);
+}
+
+// ------------------------------------------------------------ the learner's loop
+
+namespace {
+
+/// The fixture course as a learner has it, configured for one architecture;
+/// `launchlab test` builds the lab's programs. Course and build are kept
+/// between runs, like a learner's: each test process brings the course up to
+/// date (copying only what changed) and reuses the build.
+class LearnerLoop : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const fs::path kept = fs::path(LAUNCHLAB_SELFTEST_BUILD_DIR) / "learner-loop";
+    course_ = new fs::path(kept / "course");
+    compose_fixture_course(*course_, fs::copy_options::recursive | fs::copy_options::update_existing);
+    configured_ = new RunOutcome;
+    configured_->exit_code = 0;
+    if (!fs::exists(*course_ / "build" / "CMakeCache.txt")) {
+      RunLimits limits;
+      limits.timeout = std::chrono::minutes(5);
+      *configured_ = run_limited({"cmake", "-S", course_->string(), "-B", (*course_ / "build").string(), "-G", "Ninja",
+                                  "-DLAUNCHLAB_GRADED_TREE=ON", "-DLAUNCHLAB_WITH_DOCS=OFF",
+                                  "-DLAUNCHLAB_CUDA_ARCHITECTURES=90"},
+                                 {}, {}, limits);
+    }
+  }
+  static void TearDownTestSuite() {
+    delete course_;
+    delete configured_;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(configured_->exited_cleanly()) << configured_->output;
+    fs::remove_all(progress());
+    // The starters, whatever an earlier run left.
+    for (const char* file : {"alpha.cpp", "stats.cpp"}) {
+      const std::string starter = read_text(kFixture / "labs" / "00_alpha" / file);
+      if (read_text(student_file(file)) != starter) write_text(student_file(file), starter);
+    }
+  }
+
+  static std::vector<std::string> environment() {
+    return {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + (*course_ / "build").string()};
+  }
+  static fs::path progress() { return launchlab::cli::progress_folder(*course_); }
+  static fs::path student_file(const std::string& name) { return *course_ / "labs" / "00_alpha" / name; }
+
+  RunOutcome launchlab(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {LAUNCHLAB_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunLimits limits;
+    limits.timeout = std::chrono::minutes(8);
+    return run_limited(argv, {}, environment(), limits);
+  }
+
+  static fs::path* course_;
+  static RunOutcome* configured_;
+};
+fs::path* LearnerLoop::course_ = nullptr;
+RunOutcome* LearnerLoop::configured_ = nullptr;
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+/// A program left running while the test acts on it: its output read as it
+/// comes, until a text appears or a deadline passes.
+class Running {
+ public:
+  Running(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+    std::vector<std::string> env = environment;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    std::vector<char*> args, envp;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    for (const auto& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+    args.push_back(nullptr);
+    envp.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    out_ = fds[0];
+  }
+  ~Running() {
+    if (pid_ > 0 && !status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) close(out_);
+  }
+
+  /// Reads until the output holds `count` times needle; false at the deadline.
+  bool wait_for(const std::string& needle, std::size_t count, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (count_of(output_, needle) < count) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd fd = {out_, POLLIN, 0};
+      if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(out_, buffer, sizeof buffer);
+      if (n <= 0) return false;  // it ended
+      output_.append(buffer, static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+
+  /// Sends the signal and waits for the end; the exit status, or -1.
+  int stop(int signal) {
+    if (pid_ <= 0) return -1;
+    kill(pid_, signal);
+    wait_for("\x01never", 1, std::chrono::seconds(30));  // the rest of its output, to the end
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    status_ = status;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  bool started() const { return pid_ > 0; }
+  const std::string& output() const { return output_; }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  std::optional<int> status_;
+  std::string output_;
+};
+
+}  // namespace
+
+// The starter fails four tests: the first is shown whole with its hint, the
+// others on one line each; --verbose shows every message.
+TEST_F(LearnerLoop, TestShowsTheFirstFailureWholeAndTheRestOnOneLine) {
+  RunOutcome short_run = launchlab({"test", "00"});
+  EXPECT_EQ(short_run.exit_code, 1) << short_run.output;
+  const std::string& out = short_run.output;
+  EXPECT_NE(out.find("FAIL Alpha.AddsSmallNumbers"), std::string::npos) << out;
+  EXPECT_NE(out.find("add(2, 3)"), std::string::npos) << "the first failure's message:\n" << out;
+  EXPECT_EQ(out.find("add(-2, -3)"), std::string::npos) << "a later failure's message:\n" << out;
+  EXPECT_NE(out.find("FAIL Alpha.AddsNegativeNumbers"), std::string::npos) << out;
+  EXPECT_NE(out.find("3 more tests failed; `launchlab test 00 --verbose` shows every message."), std::string::npos) << out;
+  EXPECT_NE(out.find("Hint 1 of 2 for 00_alpha (it helps with Alpha.AddsSmallNumbers):\n  Add the two numbers."),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_seen, 1) << "the hint shown is remembered";
+
+  RunOutcome verbose = launchlab({"test", "00", "--verbose"});
+  EXPECT_EQ(verbose.exit_code, 1) << verbose.output;
+  EXPECT_NE(verbose.output.find("add(2, 3)"), std::string::npos) << verbose.output;
+  EXPECT_NE(verbose.output.find("add(-2, -3)"), std::string::npos) << verbose.output;
+  EXPECT_EQ(verbose.output.find("more tests failed"), std::string::npos) << verbose.output;
+  // The reports themselves, without what the build said before them.
+  auto report = [](const std::string& output) { return output.substr(std::min(output.size(), output.find("00_alpha — Alpha"))); };
+  EXPECT_GT(count_of(report(verbose.output), "\n"), count_of(report(out), "\n")) << "short:\n" << out << "\nverbose:\n"
+                                                                                 << verbose.output;
+}
+
+TEST_F(LearnerLoop, TheHintShownIsTheFirstFailingTests) {
+  RunOutcome run = launchlab({"test", "00", "--only", "AlphaStats.TotalsAList"});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("Hint 2 of 2 for 00_alpha (it helps with AlphaStats.TotalsAList):\n  Total the list"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_seen, 2);
+}
+
+// watch tests the lab once, then again when a student file is saved the way
+// editors save (a new file renamed over the old one), not when another file
+// of the folder changes; Ctrl-C ends it cleanly.
+TEST_F(LearnerLoop, WatchTestsAgainWhenAStudentFileIsSaved) {
+  const std::string starter = read_text(student_file("stats.cpp"));
+  Running watch({LAUNCHLAB_CLI, "watch", "00"}, environment());
+  ASSERT_TRUE(watch.started());
+  ASSERT_TRUE(watch.wait_for("Watching 00_alpha", 1, std::chrono::minutes(8))) << watch.output();
+  EXPECT_NE(watch.output().find("FAIL AlphaStats.TotalsAList"), std::string::npos) << watch.output();
+  EXPECT_NE(watch.output().find("Course: ["), std::string::npos) << watch.output();
+  EXPECT_EQ(watch.output().find("\033["), std::string::npos) << "the screen is cleared only on a terminal";
+
+  write_text(student_file("notes.txt"), "not a student file\n");
+  write_text(student_file("stats.cpp.new"), read_text(kFixture / "solutions" / "00_alpha" / "stats.cpp"));
+  fs::rename(student_file("stats.cpp.new"), student_file("stats.cpp"));
+  const bool again = watch.wait_for("Watching 00_alpha", 2, std::chrono::minutes(8));
+  const int stopped = watch.stop(SIGINT);
+  write_text(student_file("stats.cpp"), starter);
+  fs::remove(student_file("notes.txt"));
+  ASSERT_TRUE(again) << watch.output();
+  const std::string second = watch.output().substr(watch.output().rfind("00_alpha — Alpha"));
+  EXPECT_NE(second.find("PASS AlphaStats.TotalsAList"), std::string::npos) << second;
+  EXPECT_NE(second.find("FAIL Alpha.AddsSmallNumbers"), std::string::npos) << second;
+
+  EXPECT_EQ(stopped, 0) << watch.output();
+  EXPECT_NE(watch.output().find("launchlab watch: stopped."), std::string::npos) << watch.output();
+  EXPECT_EQ(count_of(watch.output(), "Score: "), 2u) << "one run at the start, one for the save:\n" << watch.output();
 }

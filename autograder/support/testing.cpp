@@ -26,13 +26,16 @@ namespace launchlab::testing {
 namespace fs = std::filesystem;
 
 std::optional<std::string> gpu_unavailable_reason() {
+  // Without a driver the runtime blames the driver's version (cudaErrorInsufficientDriver).
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0) return std::string("no NVIDIA driver or GPU found here");
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(status) + " (" +
            cudaGetErrorString(status) + ")";
   }
-  if (count == 0) return std::string("the CUDA driver sees no device");
+  if (count == 0) return std::string("no NVIDIA driver or GPU found here");
   return std::nullopt;
 }
 

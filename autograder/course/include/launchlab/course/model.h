@@ -31,6 +31,10 @@ struct LabTest {
   /// the lab's for a test that needs a GPU. Each is a graded check of its own
   /// (SanitizerCheck).
   std::vector<std::string> sanitize;
+  /// The hint that helps with this test: its number in the lab's hints,
+  /// counted from 1 as `launchlab hint` shows them (lab.toml's `hint = N`);
+  /// 0 when the test names none.
+  int hint = 0;
 
   bool needs_gpu() const;
 };
@@ -77,7 +81,16 @@ struct Lab {
   std::string test_binary_name() const { return "test_" + slug; }           ///< the learner's program
   std::string reference_binary_name() const { return "reference_" + slug; } ///< the solutions' reference program
   GpuNeed gpu_need() const;
+  /// The text of the hint a test names; nothing when it names none.
+  std::optional<std::string> hint_for(const LabTest& test) const;
 };
+
+/// What is wrong with how a lab's tests name its hints, which the linter
+/// reports (the reader already refuses a number that is not a hint's): a
+/// test that names none, and a hint that no test names. After a failure the
+/// learner is shown the hint of the first failing test, so every test needs
+/// one and every hint should be reachable that way.
+std::vector<std::string> hint_problems(const Lab& lab);
 
 /// The requirement names a test may list in needs.
 const std::vector<std::string>& known_needs();

@@ -30,6 +30,10 @@ struct Capabilities {
   std::optional<std::string> unmet_need(const LabTest& test) const;
 };
 
+/// What a machine without a GPU is told (gpu_detail), whether the driver is
+/// missing or sees no device.
+inline constexpr const char* kNoGpuHere = "no NVIDIA driver or GPU found here";
+
 /// Asks the CUDA runtime for a device and looks for the CUDA tools.
 Capabilities detect_capabilities(const std::filesystem::path& cuda_bin_dir);
 
