@@ -60,9 +60,10 @@ lab_sources() {
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -I"$root/labs/07_qmd" -I"$root/labs/06_channels")
 objects=()
-for src in $(lab_sources 07_qmd) $(lab_sources 06_channels); do
+# lab_files.cpp stands in for the files CMake embeds into lab 07 (EMBED).
+for src in $(lab_sources 07_qmd) $(lab_sources 06_channels) "$here/lab_files.cpp"; do
   obj="$build/$(basename "$(dirname "$src")")_$(basename "$(dirname "$(dirname "$src")")")_$(basename "$src" .cpp).o"
-  "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
+  "$cxx" "${flags[@]}" -DLAUNCHLAB_LAB_07_DIR="\"$root/labs/07_qmd\"" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
   objects+=("$obj")
 done
 
@@ -70,7 +71,7 @@ done
 # its version: 3 % 3 = 0 for V03_00, 1 for V04_00, 2 for V05_00).
 seeds="$build/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds/fuzz_qmd" "$seeds/fuzz_field" "$seeds/fuzz_pushbuf" "$seeds/fuzz_host_engine"
-for qmd in "$root"/autograder/tests/07_qmd/fixtures/*.qmd; do
+for qmd in "$root"/labs/07_qmd/fixtures/*.qmd; do
   case $(basename "$qmd") in
     *v03*) v='\x00' ;; *v04*) v='\x01' ;; *) v='\x02' ;;
   esac
