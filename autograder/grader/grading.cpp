@@ -67,7 +67,13 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
                               std::to_string(properties.minor) + ")";
   }
   for (const auto& need : known_needs()) {
-    if (need != "gpu") capabilities.tools[need] = executable_on_path(need, cuda_bin_dir);
+    if (need == "open-gpu-doc") {
+      const char* checkout = std::getenv("LAUNCHLAB_OPEN_GPU_DOC");
+      std::error_code error;
+      capabilities.tools[need] = checkout && *checkout && fs::is_directory(checkout, error);
+    } else if (need != "gpu") {
+      capabilities.tools[need] = executable_on_path(need, cuda_bin_dir);
+    }
   }
   return capabilities;
 }
