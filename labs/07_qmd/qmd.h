@@ -54,6 +54,8 @@ struct Field {
 
   /// The number of bits, hi - lo + 1 (meaningful only when hi >= lo).
   constexpr unsigned width() const { return hi - lo + 1; }
+
+  bool operator==(const Field&) const = default;
 };
 
 /// Reads `MW(hi:lo)` from a word array.
