@@ -80,7 +80,8 @@ std::vector<std::string> hint_problems(const Lab& lab) {
 }
 
 const std::vector<std::string>& known_needs() {
-  static const std::vector<std::string> needs = {"gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer"};
+  // open-gpu-doc: a checkout of NVIDIA/open-gpu-doc named by LAUNCHLAB_OPEN_GPU_DOC (lab 07 reads NVIDIA's headers).
+  static const std::vector<std::string> needs = {"gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer", "open-gpu-doc"};
   return needs;
 }
 
@@ -230,7 +231,7 @@ class FileReader {
           const toml::node& where = *needs->as_array()->get(i);
           if (std::find(known_needs().begin(), known_needs().end(), need) == known_needs().end()) {
             fail(where, "test " + test.name + ": unknown need '" + need +
-                            "' (a test may need gpu, cuobjdump, nvdisasm, ncu or compute-sanitizer)");
+                            "' (a test may need gpu, cuobjdump, nvdisasm, ncu, compute-sanitizer or open-gpu-doc)");
           }
           if (std::count(test.needs.begin(), test.needs.end(), need) > 1) {
             fail(where, "test " + test.name + " lists the need '" + need + "' twice");

@@ -66,7 +66,7 @@ echo "run.sh: built in $(( $(date +%s) - start )) s"
 F02=$ROOT/autograder/tests/02_reading_sass/fixtures
 F03=$ROOT/autograder/tests/03_binary_containers/fixtures
 F06=$ROOT/autograder/tests/06_channels/fixtures
-F07=$ROOT/autograder/tests/07_qmd/fixtures
+F07=$ROOT/labs/07_qmd/fixtures
 # seeds TARGET DIR: puts the target's seeds in DIR.
 seeds() {
   local dir=$2 file

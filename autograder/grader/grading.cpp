@@ -73,6 +73,12 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
   }
   for (const auto& need : known_needs()) {
     if (need == "gpu") continue;
+    if (need == "open-gpu-doc") {
+      const char* checkout = std::getenv("LAUNCHLAB_OPEN_GPU_DOC");
+      std::error_code error;
+      capabilities.tools[need] = checkout && *checkout && fs::is_directory(checkout, error);
+      continue;
+    }
     fs::path found = executable_on_path(need, cuda_bin_dir);
     capabilities.tools[need] = !found.empty();
     if (!found.empty()) capabilities.tool_paths[need] = found;

@@ -6,6 +6,9 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <string_view>
+
+#include <unistd.h>  // environ
 
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/judge.h"
@@ -218,7 +221,14 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     std::error_code error;
     key += std::to_string(fs::last_write_time(programs.reference, error).time_since_epoch().count()) + "\n";
     for (const auto& entry : environment) key += entry + "\n";
-    return key;
+    // The programs also inherit the grader's environment; what of it the
+    // course's tests read (LAUNCHLAB_OPEN_GPU_DOC, say) changes what the
+    // reference records.
+    for (char** entry = environ; *entry; ++entry) {
+      if (std::string_view(*entry).starts_with("LAUNCHLAB_")) key += std::string(*entry) + "\n";
+    }
+    // An empty line ends the key, so that no key is the start of another.
+    return key + "\n";
   }();
   bool cached = false;
   if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
@@ -243,6 +253,10 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   if (!settings.test_data.empty()) {
     view.read_only.push_back(settings.test_data);
     environment.push_back("LAUNCHLAB_TEST_DATA=" + settings.test_data.string());
+  }
+  // Lab 07's tests read NVIDIA's headers from the checkout this names.
+  if (const char* checkout = std::getenv("LAUNCHLAB_OPEN_GPU_DOC"); checkout && *checkout && fs::is_directory(checkout)) {
+    view.read_only.push_back(fs::path(checkout));
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;

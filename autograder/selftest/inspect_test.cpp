@@ -26,7 +26,7 @@ const fs::path kInspect = fs::path(LAUNCHLAB_SELFTEST_DIR) / "inspect";
 const fs::path kSassFixtures = kTests / "02_reading_sass" / "fixtures";
 const fs::path kContainerFixtures = kTests / "03_binary_containers" / "fixtures";
 const fs::path kChannelFixtures = kTests / "06_channels" / "fixtures";
-const fs::path kQmdFixtures = kTests / "07_qmd" / "fixtures";
+const fs::path kQmdFixtures = fs::path(LAUNCHLAB_SOURCE_DIR) / "labs" / "07_qmd" / "fixtures";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

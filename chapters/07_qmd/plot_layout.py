@@ -4,7 +4,7 @@
     /usr/bin/python3 chapters/07_qmd/plot_layout.py
 
 needs Debian's python3-matplotlib and writes qmd_layout.svg next to this
-script. The bit ranges are every line of autograder/tests/07_qmd/fields.csv
+script. The bit ranges are every line of labs/07_qmd/headers/fields.csv
 (the table the lab's tests check against, copied from NVIDIA's class
 headers); the size of each version in words is the lab's, from the
 QmdVersion enumerators' comments in labs/07_qmd/qmd.h. Each row is one 32-bit
@@ -24,7 +24,7 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-FIELDS = ROOT / "autograder" / "tests" / "07_qmd" / "fields.csv"
+FIELDS = ROOT / "labs" / "07_qmd" / "headers" / "fields.csv"
 HEADER = ROOT / "labs" / "07_qmd" / "qmd.h"
 OUT = HERE / "qmd_layout.svg"
 plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
@@ -58,6 +58,8 @@ def read_fields():
     lines = [line for line in FIELDS.read_text().splitlines() if not line.startswith("#")]
     fields = {}
     for row in csv.DictReader(lines):
+        if row["field"] == "-":  # a define the lab does not decode (the table's decoys)
+            continue
         fields.setdefault(int(row["version"]), []).append(
             (row["field"], row["header_name"], int(row["hi"]), int(row["lo"]))
         )

@@ -9,17 +9,13 @@
 
 #include "header_fields.h"
 #include "launchlab/record.h"
-#include "launchlab/testing.h"
 #include "qmd.h"
 
 namespace {
-namespace lt = launchlab::testing;
 using namespace launchlab::qmd;
 using namespace launchlab::qmd_tests;
 
-std::vector<std::uint32_t> fixture(const std::string& name) {
-  return words_from_bytes(lt::read_file(lt::test_data("07_qmd/fixtures/" + name)));
-}
+std::vector<std::uint32_t> fixture(const std::string& name) { return words_from_bytes(fixture_bytes(name)); }
 
 std::vector<std::uint32_t> random_qmd(unsigned version, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -29,8 +25,6 @@ std::vector<std::uint32_t> random_qmd(unsigned version, std::uint32_t seed) {
   set_bits(words, major.hi, major.lo, version);
   return words;
 }
-
-std::string version_name(unsigned v) { return "V0" + std::to_string(v) + "_00"; }
 
 using launchlab::testing::Expected;
 
@@ -237,7 +231,7 @@ TEST(Units, ValuesThatCannotBeStoredThrow) {
 }
 
 TEST(Fixtures, CommittedQmdsDecodeToTheirValues) {
-  // The values fixtures/make_fixtures.py wrote, from the ranges in fields.csv
+  // The values labs/07_qmd/fixtures/make_fixtures.py wrote, from the ranges in fields.csv
   // (only the expected half of the table uses these two).
   [[maybe_unused]] const auto vadd = [](QmdVersion v, std::uint32_t cbank_size, std::uint32_t sass,
                                         std::uint64_t release_address, std::uint64_t payload) {
@@ -303,7 +297,7 @@ TEST(Fixtures, InspectJsonOfTheVaddQmd) {
   } catch (const std::exception& e) {
     json = std::string("decode threw: ") + e.what();
   }
-  RECORD_EQ(json, lt::read_file(lt::test_data("07_qmd/fixtures/vadd_v04.json")))
+  RECORD_EQ(json, fixture_bytes("vadd_v04.json"))
       << "`launchlab inspect qmd vadd_v04.qmd --qmd-version 4 --json`: to_json of your decode";
 }
 

@@ -24,7 +24,7 @@ bool is_slug(std::string_view name);
 struct LabTest {
   std::string name;                ///< GoogleTest's Suite.Name
   int points = 0;
-  std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer"
+  std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer", "open-gpu-doc"
   bool is_private = false;         ///< from an instructor's private tests: hidden from students
   /// The compute-sanitizer tools ("memcheck", "racecheck", ...) this test's
   /// program also runs under once it passes: the test's own `sanitize`, else
