@@ -58,7 +58,7 @@ lab_sources() {
 }
 
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-       -I"$root/labs/07_qmd" -I"$root/labs/06_channels")
+       -I"$root/labs/include" -I"$root/labs/07_qmd" -I"$root/labs/06_channels")
 objects=()
 for src in $(lab_sources 07_qmd) $(lab_sources 06_channels); do
   obj="$build/$(basename "$(dirname "$src")")_$(basename "$(dirname "$(dirname "$src")")")_$(basename "$src" .cpp).o"
