@@ -12,6 +12,23 @@ set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING
 set(LAUNCHLAB_FALLBACK_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;80-virtual" CACHE STRING
   "Architectures built when auto finds no GPU")
 
+# The toolkit is found once, here, and everything after uses that one: the
+# nvcc asked for the GPU's architecture below becomes CMAKE_CUDA_COMPILER,
+# which project() enables, which find_package(CUDAToolkit) takes its root
+# from, and which the tests run (launchlab/testing.h). The order a learner
+# expects: -DCMAKE_CUDA_COMPILER, then $CUDACXX (./launchlab sets it), then
+# $CUDA_HOME/bin, /usr/local/cuda/bin and PATH.
+if(NOT CMAKE_CUDA_COMPILER)
+  if(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
+    set(_launchlab_nvcc "$ENV{CUDACXX}")
+  else()
+    find_program(_launchlab_nvcc nvcc HINTS "$ENV{CUDA_HOME}/bin" /usr/local/cuda/bin NO_CACHE)
+  endif()
+  if(_launchlab_nvcc)
+    set(CMAKE_CUDA_COMPILER "${_launchlab_nvcc}" CACHE FILEPATH "The CUDA compiler (nvcc)")
+  endif()
+endif()
+
 # An empty choice (a preset that passes an unset environment variable) is auto.
 if(LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "")
   set(LAUNCHLAB_CUDA_ARCHITECTURES "auto" CACHE STRING "" FORCE)
@@ -28,10 +45,9 @@ if(NOT LAUNCHLAB_CUDA_ARCHITECTURES STREQUAL "auto")
   return()
 endif()
 
-find_program(_launchlab_nvcc nvcc HINTS /usr/local/cuda/bin)
 set(_launchlab_query "")
-if(_launchlab_nvcc)
-  get_filename_component(_launchlab_cuda_bin "${_launchlab_nvcc}" DIRECTORY)
+if(CMAKE_CUDA_COMPILER)
+  get_filename_component(_launchlab_cuda_bin "${CMAKE_CUDA_COMPILER}" DIRECTORY)
   set(_launchlab_query "${_launchlab_cuda_bin}/__nvcc_device_query")
 endif()
 

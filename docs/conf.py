@@ -14,11 +14,16 @@ the course model made from every lab.toml through LAUNCHLAB_CHAPTER_TABLE.
 
 import html
 import os
+import re
+import subprocess
 from pathlib import Path
 
 from sphinx.errors import ConfigError
 
 # -- Project ------------------------------------------------------------------
+
+# conf.py lives in docs/, one folder below the course's root.
+ROOT = Path(__file__).resolve().parent.parent
 
 project = "launchlab"
 author = "the launchlab authors"
@@ -58,7 +63,15 @@ extensions = [
     "myst_parser",
     "breathe",
     "sphinx.ext.mathjax",
+    "sphinx_copybutton",
 ]
+
+# A copy button on every listing; it leaves out a console block's "$ "
+# prompts and what a command printed, so that what is copied can be pasted
+# into a shell as it is.
+copybutton_prompt_text = "$ "
+copybutton_only_copy_prompt_lines = True
+copybutton_line_continuation_character = "\\"
 
 myst_enable_extensions = [
     "colon_fence",  # ::: fences for admonitions and figures
@@ -132,7 +145,43 @@ def _put_chapter_table(app, docname, source):
 
 # -- HTML ---------------------------------------------------------------------
 
+# Where the course's sources are published: every page's "edit this page"
+# link points into it. It is the clone's own `origin` on a web host (a fork
+# or a tree made with `launchlab export-student` gets its own links), or
+# LAUNCHLAB_REPOSITORY (and LAUNCHLAB_REPOSITORY_BRANCH) when the site is
+# built from a copy without one. A course with neither has no edit links
+# rather than links into a repository it does not know.
+def _published_repository():
+    named = os.environ.get("LAUNCHLAB_REPOSITORY", "")
+    if named:
+        return named
+    try:
+        origin = subprocess.run(["git", "-C", str(ROOT), "config", "--get", "remote.origin.url"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    # git@host:owner/name.git and https://host/owner/name.git both become
+    # https://host/owner/name; a local path is not a web page.
+    ssh = re.fullmatch(r"[\w.-]+@([\w.-]+):(.+?)(\.git)?", origin)
+    if ssh:
+        return f"https://{ssh.group(1)}/{ssh.group(2)}"
+    web = re.fullmatch(r"(https://.+?)(\.git)?", origin)
+    return web.group(1) if web else ""
+
+
+SOURCE_REPOSITORY = _published_repository()
+SOURCE_BRANCH = os.environ.get("LAUNCHLAB_REPOSITORY_BRANCH", "main")
+
 html_theme = "furo"
+html_theme_options = {}
+if SOURCE_REPOSITORY:
+    # The source directory is the repository root, so a page's name is its
+    # path in the repository.
+    html_theme_options.update({
+        "source_repository": SOURCE_REPOSITORY.rstrip("/") + "/",
+        "source_branch": SOURCE_BRANCH,
+        "source_directory": "",
+    })
 html_title = "launchlab"
 html_static_path = ["_static"]
 html_css_files = ["launchlab.css"]
@@ -171,7 +220,42 @@ def _write_front_door(app, exception):
     )
 
 
+# -- Debian's furo, made to work from any folder -------------------------------
+#
+# Debian unbundles furo's assets: its furo.css imports normalize.css from
+# /javascript/ (where Debian's web server setup serves /usr/share/javascript),
+# and its furo.js is the ES module source, which imports Gumshoe and fails as
+# the classic script the page loads it as. Both break a site opened from its
+# folder or published anywhere else (the browser check, docs/check_site.py,
+# sees the failed load and the SyntaxError on every page). The output gets
+# the two files whole; upstream furo's bundled files are left as they are.
+
+DEBIAN_JAVASCRIPT = Path("/usr/share/javascript")
+
+
+def _bundle_debian_furo(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    css = static / "styles" / "furo.css"
+    prefix = "@import url(/javascript/"
+    if css.is_file() and css.read_text(encoding="utf-8").startswith(prefix):
+        text = css.read_text(encoding="utf-8")
+        imported = text[len(prefix) : text.index(")")]
+        (css.parent / Path(imported).name).write_bytes((DEBIAN_JAVASCRIPT / imported).read_bytes())
+        css.write_text(f"@import url({Path(imported).name}" + text[text.index(")") :], encoding="utf-8")
+    js = static / "scripts" / "furo.js"
+    gumshoe = static / "scripts" / "gumshoe-patched.js"
+    module_import = 'import Gumshoe from "./gumshoe-patched.js";\n'
+    if js.is_file() and gumshoe.is_file() and js.read_text(encoding="utf-8").startswith(module_import):
+        # gumshoe-patched.js is a UMD script: run as a classic script, it
+        # defines window.Gumshoe, which is what furo.js then uses.
+        body = js.read_text(encoding="utf-8")[len(module_import) :]
+        js.write_text(gumshoe.read_text(encoding="utf-8") + "\n" + body, encoding="utf-8")
+
+
 def setup(app):
     app.connect("source-read", _put_chapter_table)
     app.connect("build-finished", _write_front_door)
+    app.connect("build-finished", _bundle_debian_furo)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

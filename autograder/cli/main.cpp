@@ -452,6 +452,13 @@ int command_doctor(const Context& ctx) {
       total += test.points;
       if (!capabilities.unmet_need(test)) here += test.points;
     }
+    // The checks under compute-sanitizer need their test's needs and the tool.
+    for (const auto& check : lab.sanitizer_checks()) {
+      total += check.points;
+      const bool sanitizer = capabilities.tools.count("compute-sanitizer") && capabilities.tools.at("compute-sanitizer");
+      auto test = std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == check.test; });
+      if (sanitizer && !capabilities.unmet_need(*test)) here += check.points;
+    }
     std::cout << "  " << std::left << std::setw(24) << lab.slug << here << " of " << total << " points"
               << (here < total ? " (the rest need a GPU or a CUDA tool)" : "") << "\n";
   }
@@ -460,7 +467,7 @@ int command_doctor(const Context& ctx) {
 
 int command_docs(const Context& ctx) {
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", "docs"}) != 0) {
-    std::cout << "The docs did not build. `launchlab doctor` and the messages above say what is missing.\n";
+    std::cout << "The docs did not build; the messages above say why (and what to install, when a tool is missing).\n";
     return 1;
   }
   std::cout << "The course site: " << (ctx.build / "docs" / "html" / "index.html").string() << "\n";

@@ -30,7 +30,21 @@ std::string_view to_string(GpuNeed need) {
 int Lab::max_points() const {
   int total = 0;
   for (const auto& test : tests) total += test.points;
+  for (const auto& check : sanitizer_checks()) total += check.points;
   return total;
+}
+
+std::vector<SanitizerCheck> Lab::sanitizer_checks() const {
+  std::vector<SanitizerCheck> checks;
+  for (const auto& test : tests) {
+    for (const auto& tool : test.sanitize) checks.push_back({test.name, tool, sanitize_points, test.is_private});
+  }
+  return checks;
+}
+
+const std::vector<std::string>& known_sanitizer_tools() {
+  static const std::vector<std::string> tools = {"memcheck", "racecheck", "initcheck", "synccheck"};
+  return tools;
 }
 
 GpuNeed Lab::gpu_need() const {
@@ -40,7 +54,7 @@ GpuNeed Lab::gpu_need() const {
 }
 
 const std::vector<std::string>& known_needs() {
-  static const std::vector<std::string> needs = {"gpu", "cuobjdump", "nvdisasm"};
+  static const std::vector<std::string> needs = {"gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer"};
   return needs;
 }
 
@@ -134,8 +148,25 @@ class FileReader {
     return out;
   }
 
-  /// The [[tests]] tables; names must be new to already.
-  std::vector<LabTest> tests(const toml::node& node, const std::vector<LabTest>& already) const {
+  /// A sanitize array: compute-sanitizer tools, each once.
+  std::vector<std::string> sanitizer_tools(const toml::node& node, const std::string& what) const {
+    std::vector<std::string> tools = strings(node, what);
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+      const toml::node& where = *node.as_array()->get(i);
+      const auto& known = known_sanitizer_tools();
+      if (std::find(known.begin(), known.end(), tools[i]) == known.end()) {
+        fail(where, what + ": unknown compute-sanitizer tool '" + tools[i] +
+                        "' (the tools are memcheck, racecheck, initcheck and synccheck)");
+      }
+      if (std::count(tools.begin(), tools.end(), tools[i]) > 1) fail(where, what + " lists '" + tools[i] + "' twice");
+    }
+    return tools;
+  }
+
+  /// The [[tests]] tables; names must be new to already. A GPU test without
+  /// a sanitize of its own takes lab_sanitize.
+  std::vector<LabTest> tests(const toml::node& node, const std::vector<LabTest>& already,
+                             const std::vector<std::string>& lab_sanitize) const {
     const auto* tables = node.as_array();
     if (tables && tables->empty()) fail(node, "there must be at least one [[tests]] table");
     if (!tables || !tables->is_array_of_tables()) fail(node, "tests must be [[tests]] tables, not " + a_type(node));
@@ -144,7 +175,7 @@ class FileReader {
     std::vector<LabTest> out;
     for (const auto& item : *tables) {
       const toml::table& table = *item.as_table();
-      only_keys(table, {"name", "points", "needs"}, "in a [[tests]] table");
+      only_keys(table, {"name", "points", "needs", "sanitize"}, "in a [[tests]] table");
       LabTest test;
       const toml::node& name = required(table, "name", false, "in this [[tests]] table");
       test.name = string(name, "a test's name");
@@ -166,12 +197,22 @@ class FileReader {
           const std::string& need = test.needs[i];
           const toml::node& where = *needs->as_array()->get(i);
           if (std::find(known_needs().begin(), known_needs().end(), need) == known_needs().end()) {
-            fail(where, "test " + test.name + ": unknown need '" + need + "' (a test may need gpu, cuobjdump or nvdisasm)");
+            fail(where, "test " + test.name + ": unknown need '" + need +
+                            "' (a test may need gpu, cuobjdump, nvdisasm, ncu or compute-sanitizer)");
           }
           if (std::count(test.needs.begin(), test.needs.end(), need) > 1) {
             fail(where, "test " + test.name + " lists the need '" + need + "' twice");
           }
         }
+      }
+      if (const toml::node* sanitize = table.get("sanitize")) {
+        test.sanitize = sanitizer_tools(*sanitize, "the sanitize of " + test.name);
+        // compute-sanitizer checks what runs on the device: a CPU test has nothing for it.
+        if (!test.sanitize.empty() && !test.needs_gpu()) {
+          fail(*sanitize, "test " + test.name + " lists sanitize but does not need a GPU (add needs = [\"gpu\"])");
+        }
+      } else if (test.needs_gpu()) {
+        test.sanitize = lab_sanitize;
       }
       out.push_back(std::move(test));
     }
@@ -197,7 +238,9 @@ Lab load_lab(const fs::path& lab_dir) {
 
   const toml::table doc = reader.parse();
   const std::string at_top = "at the top of lab.toml";
-  reader.only_keys(doc, {"title", "summary", "student_files", "timeout_seconds", "test_timeout_seconds", "hints", "tests"},
+  reader.only_keys(doc,
+                   {"title", "summary", "student_files", "timeout_seconds", "test_timeout_seconds", "sanitize",
+                    "sanitize_points", "hints", "tests"},
                    at_top);
   const toml::node& title = reader.required(doc, "title", true, at_top);
   lab.title = reader.string(title, "title");
@@ -226,16 +269,25 @@ Lab load_lab(const fs::path& lab_dir) {
   if (const toml::node* timeout = doc.get("test_timeout_seconds")) {
     lab.test_timeout_seconds = reader.count(*timeout, "test_timeout_seconds");
   }
-  lab.tests = reader.tests(reader.required(doc, "tests", true, at_top), {});
+  if (const toml::node* sanitize = doc.get("sanitize")) lab.sanitize = reader.sanitizer_tools(*sanitize, "sanitize");
+  if (const toml::node* points = doc.get("sanitize_points")) {
+    lab.sanitize_points = reader.count(*points, "sanitize_points");
+    if (lab.sanitize.empty()) reader.fail(*points, "sanitize_points is set but the lab names no sanitize tools");
+  }
+  lab.tests = reader.tests(reader.required(doc, "tests", true, at_top), {}, lab.sanitize);
+  if (!lab.sanitize.empty() && lab.gpu_need() == GpuNeed::none) {
+    reader.fail(*doc.get("sanitize"), "sanitize names tools, but no test of this lab needs a GPU for them to check");
+  }
   return lab;
 }
 
-std::vector<LabTest> read_private_tests(const fs::path& tests_toml, const std::vector<LabTest>& already) {
+std::vector<LabTest> read_private_tests(const fs::path& tests_toml, const std::vector<LabTest>& already,
+                                        const std::vector<std::string>& lab_sanitize) {
   FileReader reader(tests_toml);
   const toml::table doc = reader.parse();
   const std::string at_top = "in a private tests.toml, which holds [[tests]] tables only";
   reader.only_keys(doc, {"tests"}, at_top);
-  std::vector<LabTest> tests = reader.tests(reader.required(doc, "tests", true, at_top), already);
+  std::vector<LabTest> tests = reader.tests(reader.required(doc, "tests", true, at_top), already, lab_sanitize);
   for (auto& test : tests) test.is_private = true;
   return tests;
 }

@@ -284,7 +284,7 @@ void add_private_tests(const fs::path& private_tests, std::vector<Lab>& labs) {
   for (auto& lab : labs) {
     const fs::path toml = private_tests / lab.slug / "tests.toml";
     if (!fs::exists(toml)) continue;
-    for (auto& test : read_private_tests(toml, lab.tests)) lab.tests.push_back(std::move(test));
+    for (auto& test : read_private_tests(toml, lab.tests, lab.sanitize)) lab.tests.push_back(std::move(test));
   }
 }
 

@@ -37,16 +37,17 @@ std::optional<std::string> Capabilities::unmet_need(const LabTest& test) const {
 
 namespace {
 
-bool executable_on_path(const std::string& name, const fs::path& cuda_bin_dir) {
-  if (!cuda_bin_dir.empty() && access((cuda_bin_dir / name).c_str(), X_OK) == 0) return true;
+/// Where a tool is: beside nvcc, else on PATH; empty when nowhere.
+fs::path executable_on_path(const std::string& name, const fs::path& cuda_bin_dir) {
+  if (!cuda_bin_dir.empty() && access((cuda_bin_dir / name).c_str(), X_OK) == 0) return cuda_bin_dir / name;
   const char* path = std::getenv("PATH");
-  if (!path) return false;
+  if (!path) return {};
   std::stringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0) return true;
+    if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0) return fs::path(dir) / name;
   }
-  return false;
+  return {};
 }
 
 }  // namespace
@@ -67,7 +68,10 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
                               std::to_string(properties.minor) + ")";
   }
   for (const auto& need : known_needs()) {
-    if (need != "gpu") capabilities.tools[need] = executable_on_path(need, cuda_bin_dir);
+    if (need == "gpu") continue;
+    fs::path found = executable_on_path(need, cuda_bin_dir);
+    capabilities.tools[need] = !found.empty();
+    if (!found.empty()) capabilities.tool_paths[need] = found;
   }
   return capabilities;
 }
@@ -107,8 +111,12 @@ int LabResult::not_gradable_points() const {
 
 std::vector<TestResult> all_failed(const Lab& lab, const std::string& why) {
   std::vector<TestResult> results;
+  const auto checks = lab.sanitizer_checks();
   for (const auto& test : lab.tests) {
     results.push_back({test.name, 0, test.points, TestStatus::failed, why});
+    for (const auto& check : checks) {
+      if (check.test == test.name) results.push_back({check.name(), 0, check.points, TestStatus::failed, why});
+    }
   }
   return results;
 }
@@ -201,10 +209,10 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     const std::string& note = submission.notes[lab.slug];
     if (!note.empty()) result.problem = note;
     if (auto failed = trusted.failed.find(lab.slug); failed != trusted.failed.end()) {
-      for (const auto& test : lab.tests) {
-        result.tests.push_back({test.name, 0, test.points, TestStatus::not_graded,
-                                "not graded: this lab could not be graded because of a problem in the course, which "
-                                "the instructor has been told of; it costs you nothing"});
+      for (auto& row : all_failed(lab, "not graded: this lab could not be graded because of a problem in the course, "
+                                       "which the instructor has been told of; it costs you nothing")) {
+        row.status = TestStatus::not_graded;
+        result.tests.push_back(std::move(row));
       }
     } else if (!learner.configure_problem.empty()) {
       result.problem = note + learner.configure_problem;

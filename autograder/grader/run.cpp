@@ -10,6 +10,7 @@
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/judge.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/sanitize.h"
 #include "launchlab/grader/transcript.h"
 
 namespace launchlab::grader {
@@ -254,6 +255,61 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   std::vector<TestResult> results;
   for (const auto& test : lab.tests) {
     results.push_back(judge_test(test, evidence_of(reference, test.name), evidence_of(learner, test.name), capabilities));
+  }
+
+  // The passed GPU tests once more under compute-sanitizer (sanitize.h): the
+  // learner's program where its tests ran, under the same sandbox, with the
+  // limits stretched; the reference's where it ran, when it is asked.
+  if (!lab.sanitizer_checks().empty()) {
+    const Sandbox learner_sandbox = sandbox_for(settings.sandbox, view);
+    RunLimits slow = limits;
+    slow.timeout = limits.timeout * kSanitizerSlowdown;
+    auto found = capabilities.tool_paths.find("compute-sanitizer");
+    const fs::path compute_sanitizer = found == capabilities.tool_paths.end() ? fs::path() : found->second;
+    SanitizedRunner runner = [&](const std::string& tool, const std::vector<std::string>& tests, bool is_reference) {
+      const fs::path folder = scratch / (is_reference ? "reference" : "learner");
+      const fs::path log = fs::absolute(folder / ("compute-sanitizer-" + tool + ".log"));
+      std::error_code ignored;
+      fs::remove_all(log, ignored);
+      if (settings.guard) {
+        for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
+      }
+      const fs::path binary = is_reference ? programs.reference : programs.learner;
+      ReportChannel channel;
+      TranscriptFollower follower(channel);
+      const double test_limit = static_cast<double>(lab.test_timeout_seconds) * kSanitizerSlowdown;
+      RunWatch watch = [&](std::string_view, double now) -> std::optional<std::string> {
+        follower.catch_up(now);
+        if (follower.running_longer_than(test_limit, now)) {
+          return "ran one test longer than the " + std::to_string(static_cast<int>(test_limit)) + " s it may take under the sanitizer and was stopped";
+        }
+        return std::nullopt;
+      };
+      SanitizedRun run;
+      run.limits = slow;
+      run.outcome = run_limited(
+          sanitizer_command(compute_sanitizer, tool, log,
+                            {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),
+          folder, environment, slow, is_reference ? Sandbox{} : learner_sandbox, watch, &channel);
+      run.report = read_report_file(log);
+      // A test skipped under the tool checked nothing. The transcript's
+      // descriptor may not reach the program through the tool: GoogleTest's
+      // own line for a test that ran to its end says as much (the program
+      // writes both, so neither is more than its word).
+      for (const auto& [name, transcript] : parse_transcript(channel.report).tests) {
+        if (transcript.ended && !transcript.skipped) run.ended.insert(name);
+      }
+      std::istringstream printed(run.outcome.output);
+      for (std::string line; std::getline(printed, line);) {
+        constexpr std::string_view kRanToItsEnd = "[       OK ] ";
+        if (line.starts_with(kRanToItsEnd)) run.ended.insert(line.substr(kRanToItsEnd.size(), line.find(" (") - kRanToItsEnd.size()));
+      }
+      return run;
+    };
+    results = with_sanitizer_checks(lab, results, capabilities, runner);
+    if (settings.guard) {
+      for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
+    }
   }
   // Code that changes the grader's files forfeits the lab, whatever its tests
   // said; so does a transcript with lines the test support never writes (a

@@ -195,6 +195,49 @@ TEST_F(Scratch, TheOtherRulesOfALabSayWhereTheyAreBroken) {
   }
 }
 
+TEST_F(Scratch, TheLabsSanitizeToolsGoToItsGpuTestsUnlessATestNamesItsOwn) {
+  const std::string toml = good_lab_with("timeout_seconds", "sanitize = [\"memcheck\", \"racecheck\"]\nsanitize_points = 2") +
+                           "\n[[tests]]\nname = \"Vadd.Timing\"\npoints = 3\nneeds = [\"gpu\"]\nsanitize = []\n"
+                           "\n[[tests]]\nname = \"Vadd.Shared\"\npoints = 3\nneeds = [\"gpu\"]\nsanitize = [\"racecheck\"]\n";
+  Lab lab = load_lab(this->lab("00_vadd_journey", toml));
+  ASSERT_EQ(lab.tests.size(), 4u);
+  EXPECT_TRUE(lab.tests[0].sanitize.empty()) << "a CPU test has nothing for compute-sanitizer";
+  EXPECT_EQ(lab.tests[1].sanitize, (std::vector<std::string>{"memcheck", "racecheck"}));
+  EXPECT_TRUE(lab.tests[2].sanitize.empty());
+  EXPECT_EQ(lab.tests[3].sanitize, (std::vector<std::string>{"racecheck"}));
+  std::vector<std::string> names;
+  for (const auto& check : lab.sanitizer_checks()) names.push_back(check.name() + " " + std::to_string(check.points));
+  EXPECT_EQ(names, (std::vector<std::string>{"Vadd.Gpu [memcheck] 2", "Vadd.Gpu [racecheck] 2", "Vadd.Shared [racecheck] 2"}));
+  EXPECT_EQ(lab.max_points(), 2 + 10 + 3 + 3 + 3 * 2);
+
+  // A private GPU test takes the lab's tools too.
+  fs::path overlay = root_ / "tests.toml";
+  std::ofstream(overlay) << "[[tests]]\nname = \"Private.Gpu\"\npoints = 6\nneeds = [\"gpu\"]\n";
+  EXPECT_EQ(read_private_tests(overlay, lab.tests, lab.sanitize)[0].sanitize, lab.sanitize);
+}
+
+TEST_F(Scratch, ASanitizeThatCannotWorkIsRefused) {
+  struct Case {
+    std::string key, replacement, message;
+  };
+  for (const Case& c : {
+           Case{"timeout_seconds", "sanitize = [\"memcheck\", \"valgrind\"]",
+                "lab.toml:8: sanitize: unknown compute-sanitizer tool 'valgrind'"},
+           Case{"timeout_seconds", "sanitize = [\"memcheck\", \"memcheck\"]", "lab.toml:8: sanitize lists 'memcheck' twice"},
+           Case{"timeout_seconds", "sanitize_points = 2", "lab.toml:8: sanitize_points is set but the lab names no sanitize tools"},
+           Case{"points = 2", "points = 2\nsanitize = [\"memcheck\"]",
+                "lab.toml:15: test Grid.Blocks lists sanitize but does not need a GPU"},
+       }) {
+    std::string message = refusal(good_lab_with(c.key, c.replacement));
+    EXPECT_NE(message.find(c.message), std::string::npos) << "expected \"" << c.message << "\" in: " << message;
+  }
+  const std::string cpu_only = "title = \"t\"\nstudent_files = [\"a.cpp\"]\nhints = []\nsanitize = [\"memcheck\"]\n"
+                               "[[tests]]\nname = \"A.B\"\npoints = 1\n";
+  std::string message = refusal(cpu_only);
+  EXPECT_NE(message.find("lab.toml:4: sanitize names tools, but no test of this lab needs a GPU"), std::string::npos)
+      << message;
+}
+
 TEST_F(Scratch, PrivateTestsJoinUnderNewNamesOnly) {
   Lab lab = load_lab(this->lab("04_param_buffer", kGoodLab));
   fs::path overlay = root_ / "tests.toml";
@@ -339,11 +382,3 @@ TEST(ChapterTable, NoTableIsAProblemToo) {
   EXPECT_EQ(problems[0], "README.md: no chapter table (a Markdown table whose header is | NN | chapter | lab | GPU |)");
 }
 
-TEST(ChapterTable, TheReadmeAgreesWithEveryLabToml) {
-  std::ifstream in(kSource / "README.md");
-  std::ostringstream readme;
-  readme << in.rdbuf();
-  for (const auto& problem : check_chapter_table(readme.str(), "README.md", load_course(kSource), readme_table())) {
-    ADD_FAILURE() << problem;
-  }
-}

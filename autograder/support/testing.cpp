@@ -1,6 +1,9 @@
 #include "launchlab/testing.h"
 
 #include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,10 +11,16 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <typeindex>
+
+extern char** environ;
 
 namespace launchlab::testing {
 namespace fs = std::filesystem;
@@ -57,37 +66,74 @@ fs::path test_data(std::string_view relative) {
   return fs::path(LAUNCHLAB_TESTS_DIR) / relative;
 }
 
-CommandResult run_command(const std::vector<std::string>& argv, const fs::path& cwd) {
+namespace {
+
+// Starts argv (no shell; execvp when env is null, otherwise execve with env)
+// in cwd, its standard output and error into one pipe, and collects them
+// until it ends, or until limit runs out (then SIGKILL). The one place the
+// tests' support starts a process.
+FreshProcess spawn_and_collect(const std::vector<std::string>& argv, const fs::path& cwd,
+                               std::vector<std::string>* env, std::optional<std::chrono::seconds> limit) {
   if (argv.empty()) throw std::invalid_argument("run_command: empty argv");
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) throw std::runtime_error("run_command: pipe failed");
-  pid_t pid = fork();
+  auto c_strings = [](std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+  };
+  std::vector<std::string> args = argv;
+  std::vector<char*> args_c = c_strings(args);
+  std::vector<char*> env_c;
+  if (env) env_c = c_strings(*env);
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("run_command: pipe failed");
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("run_command: fork failed");
   if (pid == 0) {
-    close(pipe_fds[0]);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    close(pipe_fds[1]);
+    close(fds[0]);
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    close(fds[1]);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
+    if (env) execve(args_c[0], args_c.data(), env_c.data());
+    else execvp(args_c[0], args_c.data());
     _exit(127);
   }
-  close(pipe_fds[1]);
-  CommandResult result;
+  close(fds[1]);
+  FreshProcess result;
   std::array<char, 65536> buffer;
-  ssize_t got;
-  while ((got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0) {
+  while (true) {
+    int wait_ms = -1;
+    if (limit) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(start + *limit - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        result.timed_out = true;
+        kill(pid, SIGKILL);
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1000));
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    if (poll(&pfd, 1, wait_ms) <= 0) continue;
+    const ssize_t got = read(fds[0], buffer.data(), buffer.size());
+    if (got <= 0) break;
     result.output.append(buffer.data(), static_cast<std::size_t>(got));
   }
-  close(pipe_fds[0]);
+  close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
+  result.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv, const fs::path& cwd) {
+  FreshProcess run = spawn_and_collect(argv, cwd, nullptr, std::nullopt);
+  return CommandResult{run.exit_code, std::move(run.output)};
 }
 
 TempDir::TempDir() {
@@ -176,6 +222,113 @@ void write_file(const fs::path& path, std::string_view content) {
   std::ofstream out(path, std::ios::binary);
   if (!out) throw std::runtime_error("cannot write " + path.string());
   out << content;
+}
+
+const fs::path& work_dir() {
+  static const TempDir dir;
+  return dir.path();
+}
+
+namespace detail {
+
+const void* made_once(const std::string& key, const std::type_info& type,
+                      const std::function<std::shared_ptr<const void>()>& make) {
+  // Recursive: a make() may ask for another key. One lock for every key
+  // keeps it simple; the compiles it serializes share two cores anyway.
+  static std::recursive_mutex mutex;
+  static std::map<std::pair<std::type_index, std::string>, std::shared_ptr<const void>> made;
+  std::lock_guard lock(mutex);
+  const auto slot = std::make_pair(std::type_index(type), key);
+  if (auto it = made.find(slot); it != made.end()) return it->second.get();
+  std::shared_ptr<const void> value = make();
+  return made.emplace(slot, std::move(value)).first->second.get();
+}
+
+}  // namespace detail
+
+const MadeFile& file_made_once(const std::vector<std::string>& argv, const fs::path& output) {
+  std::string key;
+  for (const auto& arg : argv) key += arg + '\0';
+  return made_once(key, [&] {
+    MadeFile file;
+    file.output = output_of(argv, work_dir());
+    file.path = output.is_absolute() ? output : work_dir() / output;
+    file.content = read_file(file.path);
+    return file;
+  });
+}
+
+const MadeFile& nvcc_once(const fs::path& source, const std::vector<std::string>& options,
+                          const std::string& output_name) {
+  std::vector<std::string> argv = {nvcc().string()};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {source.string(), "-o", (work_dir() / output_name).string()});
+  return file_made_once(argv, work_dir() / output_name);
+}
+
+std::vector<std::byte> bytes_of(std::string_view text) {
+  std::vector<std::byte> bytes(text.size());
+  if (!text.empty()) std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+
+std::string FreshProcess::how_it_ended() const {
+  if (timed_out) return "ran past its time limit and was stopped";
+  if (exit_code > 128) return "was killed by signal " + std::to_string(exit_code - 128);
+  return "exited with " + std::to_string(exit_code);
+}
+
+FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std::vector<std::string>& set,
+                               std::chrono::seconds limit) {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) throw std::runtime_error("cannot find this test program (/proc/self/exe): " + error.message());
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const bool dropped = std::any_of(unset.begin(), unset.end(),
+                                     [&](const std::string& prefix) { return entry.substr(0, prefix.size()) == prefix; });
+    if (!dropped) env.emplace_back(entry);
+  }
+  env.insert(env.end(), set.begin(), set.end());
+  // Should the hook not take over, the program runs no test at all.
+  return spawn_and_collect({self.string(), "--gtest_filter=-*"}, {}, &env, limit);
+}
+
+namespace {
+
+class InsteadOfTests : public ::testing::EmptyTestEventListener {
+ public:
+  InsteadOfTests(const char* value, int (*child)(const char*)) : value_(value), child_(child) {}
+  void OnTestProgramStart(const ::testing::UnitTest&) override {
+    const int code = child_(value_);
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+
+ private:
+  const char* value_;
+  int (*child_)(const char*);
+};
+
+}  // namespace
+
+bool run_instead_of_tests(const char* variable, int (*child)(const char* value)) {
+  const char* value = std::getenv(variable);
+  if (value == nullptr) return false;
+  ::testing::UnitTest::GetInstance()->listeners().Append(new InsteadOfTests(value, child));
+  return true;
+}
+
+void* driver_entry_point(const char* symbol, int version) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  const cudaError_t status = cudaGetDriverEntryPointByVersion(symbol, &function, version, cudaEnableDefault, &found);
+  if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || function == nullptr) {
+    throw std::runtime_error(std::string("the CUDA runtime could not provide the driver's ") + symbol + ": " +
+                             cudaGetErrorString(status));
+  }
+  return function;
 }
 
 }  // namespace launchlab::testing

@@ -108,9 +108,15 @@ struct ConstantOperand {
 
 /// The constant-bank location an operand names: "c[0x0][0x210]" gives
 /// {0, 0x210}; a sign or absolute value around it ("-c[0x0][0x8]",
-/// "|c[0x3][0x10]|") is allowed. Nothing for any other operand, including
-/// a bank indexed by a register (`cx[UR4][0x0]`) or an offset that is a
-/// register (`c[0x0][R2]`).
+/// "|c[0x3][0x10]|") is allowed. The listings print the bank offset, a
+/// 16-bit field, as a signed number: an offset of 0x8000 or more (read
+/// near the end of a large parameter list, see the chapter) comes out
+/// negative, and
+/// `c[0x0][-0xN]` names offset 0x10000 - N, for N from 0x1 to 0x8000:
+/// "c[0x0][-0x6588]" gives {0, 0x9a78}. Nothing for any other operand,
+/// including a bank indexed by a register (`cx[UR4][0x0]`), an offset that
+/// is a register (`c[0x0][R2]`) and a negative offset outside that range
+/// (`c[0x0][-0x0]`, `c[0x0][-0x8001]`).
 std::optional<ConstantOperand> constant_operand(std::string_view operand);
 
 /// Where the parameters start in constant bank 0 on an architecture, in

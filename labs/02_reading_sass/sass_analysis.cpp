@@ -10,7 +10,8 @@ namespace launchlab::sass {
 
 std::optional<ConstantOperand> constant_operand(std::string_view operand) {
   // TODO(student): "c[0xB][0xOFF]", possibly inside |...| or after '-', gives
-  // {B, OFF}; anything else (cx[...], c[0x0][R2], R2) gives nothing.
+  // {B, OFF}; "c[0xB][-0xN]" is offset 0x10000 - N (see the header for the
+  // range); anything else (cx[...], c[0x0][R2], R2) gives nothing.
   (void)operand;
   return std::nullopt;
 }

@@ -31,7 +31,8 @@ CubinInfo read_cubin(const ElfFile& elf) {
   // (REGCOUNT and FRAME_SIZE are {u32 symbol index, u32 value}); then one
   // KernelInfo per kernel symbol (FUNC, st_other & 0x10, defined in section
   // .text.<name>), in section order, filled from .nv.info.<name>:
-  // PARAM_CBANK, KPARAM_INFO (sorted by ordinal), MAX_THREADS.
+  // PARAM_CBANK, KPARAM_INFO or KPARAM_INFO_V2 (sorted by ordinal),
+  // MAX_THREADS.
   (void)elf;
   return info;
 }

@@ -107,6 +107,7 @@ std::string attribute_name(std::uint8_t attribute) {
       {0x35, "EIATTR_SW2861232_WAR"},
       {0x36, "EIATTR_SW_WAR"},
       {0x37, "EIATTR_CUDA_API_VERSION"},
+      {0x45, "EIATTR_KPARAM_INFO_V2"},  // a name ptxas 13.0 carries; in the course's cubins of large lists
       {0x4a, "EIATTR_VRC_CTA_INIT_COUNT"},
       {0x4c, "EIATTR_NUM_BARRIERS"},
       {0x50, "EIATTR_SPARSE_MMA_MASK"},

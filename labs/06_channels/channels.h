@@ -454,8 +454,9 @@ class PushbufferBuilder {
   /// method() writes it (an INC group of one word).
   void bind_class(unsigned subchannel, std::uint32_t class_id);
   /// A launch with the QMD inline: SET_INLINE_QMD_ADDRESS_A and _B (where the
-  /// GPU will keep the QMD, a multiple of 256) and LOAD_INLINE_QMD_DATA(0 ..
-  /// n-1), as one INC group starting at SET_INLINE_QMD_ADDRESS_A. A 96-word
+  /// GPU will keep the QMD, a multiple of 256) and LOAD_INLINE_QMD_DATA(0) to
+  /// LOAD_INLINE_QMD_DATA(n - 1), as one INC group starting at
+  /// SET_INLINE_QMD_ADDRESS_A. A 96-word
   /// QMD sets INLINE_SIZE_384 in SET_INLINE_QMD_ADDRESS_A.
   /// @throws ChannelError when @p qmd is not 64 or 96 words or the address
   ///         is not a multiple of 256 (or too large for its field)

@@ -69,7 +69,15 @@ std::optional<ConstantOperand> constant_operand(std::string_view operand) {
   std::uint32_t bank = 0;
   if (!take_hex(s, bank) || s.substr(0, 2) != "][") return std::nullopt;
   s.remove_prefix(2);
+  // Offsets of 0x8000 and more are printed as negative 16-bit numbers.
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
   if (!take_hex(s, c.offset) || s != "]") return std::nullopt;
+  if (negative) {
+    constexpr std::uint32_t kBankOffsetSpan = 0x10000;
+    if (c.offset == 0 || c.offset > kBankOffsetSpan / 2) return std::nullopt;
+    c.offset = kBankOffsetSpan - c.offset;
+  }
   c.bank = bank;
   return c;
 }

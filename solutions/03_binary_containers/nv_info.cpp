@@ -18,6 +18,7 @@ constexpr std::uint8_t kMaxThreads = 0x05;
 constexpr std::uint8_t kParamCbank = 0x0a;
 constexpr std::uint8_t kFrameSize = 0x11;
 constexpr std::uint8_t kKparamInfo = 0x17;
+constexpr std::uint8_t kKparamInfoV2 = 0x45;  // instead of 0x17 past 4,352 bytes of parameters
 constexpr std::uint8_t kRegcount = 0x2f;
 constexpr std::uint8_t kFuncType = 2;
 constexpr std::uint8_t kCudaEntry = 0x10;
@@ -95,6 +96,9 @@ CubinInfo read_cubin(const ElfFile& elf) {
         } else if (r.attribute == kKparamInfo) {
           need(r, 12);
           k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint32_t>(r.payload, 8) >> 18});
+        } else if (r.attribute == kKparamInfoV2) {
+          need(r, 12);
+          k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint16_t>(r.payload, 8)});
         } else if (r.attribute == kMaxThreads) {
           need(r, 12);
           k.max_threads = read_le<std::uint32_t>(r.payload, 0) * read_le<std::uint32_t>(r.payload, 4) * read_le<std::uint32_t>(r.payload, 8);

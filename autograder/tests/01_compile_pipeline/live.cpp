@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <regex>
 #include <stdexcept>
 
@@ -61,12 +59,6 @@ const std::vector<Recipe>& recipes() {
   return all;
 }
 
-// One folder for every build of this test program, removed at exit.
-const fs::path& work_root() {
-  static launchlab::testing::TempDir root;
-  return root.path();
-}
-
 LiveBuild build(const Recipe& recipe) {
   LiveBuild b;
   b.name = recipe.name;
@@ -75,7 +67,7 @@ LiveBuild build(const Recipe& recipe) {
   b.keep_dir = "k";
   b.object = b.stem + ".o";
   b.arch_options = recipe.arch_options;
-  b.dir = work_root() / b.name;
+  b.dir = launchlab::testing::work_dir() / b.name;
   fs::create_directories(b.dir / b.keep_dir);  // nvcc does not create the keep folder
   fs::copy_file(launchlab::testing::test_data("01_compile_pipeline/kernels/" + b.source), b.dir / b.source);
 
@@ -124,15 +116,8 @@ std::string LiveBuild::read_kept(std::string_view suffix) const {
 }
 
 const LiveBuild& live(std::string_view name) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<LiveBuild>, std::less<>> built;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = built.find(name); it != built.end()) return *it->second;
   for (const auto& recipe : recipes()) {
-    if (name == recipe.name) {
-      auto b = std::make_unique<LiveBuild>(build(recipe));
-      return *built.emplace(recipe.name, std::move(b)).first->second;
-    }
+    if (name == recipe.name) return launchlab::testing::made_once(recipe.name, [&] { return build(recipe); });
   }
   throw std::invalid_argument("no live build named " + std::string(name));
 }
@@ -145,7 +130,7 @@ std::vector<std::string> live_names() {
 
 const std::string& dryrun_without_keep() {
   static const std::string text = [] {
-    fs::path dir = work_root() / "nokeep";
+    fs::path dir = launchlab::testing::work_dir() / "nokeep";
     fs::create_directories(dir);
     fs::copy_file(launchlab::testing::test_data("01_compile_pipeline/kernels/vadd.cu"), dir / "vadd.cu");
     return output_of({nvcc().string(), "--dryrun", "-arch=sm_90", "-c", "vadd.cu", "-o", "vadd.o"}, dir);

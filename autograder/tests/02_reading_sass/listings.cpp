@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <mutex>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -97,28 +95,22 @@ std::map<std::string, ElfLayout> elf_layouts(std::string_view cuobjdump_elf) {
 }
 
 const LiveBuild& live(const std::string& source, int arch) {
-  static std::mutex mutex;
-  static lt::TempDir root;
-  static std::map<std::string, std::unique_ptr<LiveBuild>> built;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string key = source + "." + std::to_string(arch);
-  if (auto it = built.find(key); it != built.end()) return *it->second;
-  auto b = std::make_unique<LiveBuild>();
-  fs::path dir = root.path() / key;
-  fs::create_directories(dir);
-  fs::copy_file(lt::test_data("02_reading_sass/kernels/" + source), dir / source);
-  std::string stem = source.substr(0, source.find('.'));
-  b->cubin = dir / (stem + ".cubin");
-  lt::output_of({lt::nvcc().string(), "-cubin", "-arch=sm_" + std::to_string(arch), "-o", b->cubin.filename().string(), source},
-               dir);
-  if (auto cuobjdump = lt::find_cuda_tool("cuobjdump")) {
-    b->cuobjdump_sass = lt::output_of({cuobjdump->string(), "-sass", b->cubin.filename().string()}, dir);
-    b->cuobjdump_elf = lt::output_of({cuobjdump->string(), "-elf", b->cubin.filename().string()}, dir);
-  }
-  if (auto nvdisasm = lt::find_cuda_tool("nvdisasm")) {
-    b->nvdisasm = lt::output_of({nvdisasm->string(), b->cubin.filename().string()}, dir);
-  }
-  return *built.emplace(key, std::move(b)).first->second;
+  const std::string key = source + "." + std::to_string(arch);
+  return lt::made_once(key, [&] {
+    LiveBuild b;
+    const std::string stem = source.substr(0, source.find('.'));
+    b.cubin = lt::nvcc_once(lt::test_data("02_reading_sass/kernels/" + source), {"-cubin", "-arch=sm_" + std::to_string(arch)},
+                            stem + ".sm_" + std::to_string(arch) + ".cubin")
+                  .path;
+    const fs::path dir = b.cubin.parent_path();
+    const std::string cubin = b.cubin.filename().string();
+    if (auto cuobjdump = lt::find_cuda_tool("cuobjdump")) {
+      b.cuobjdump_sass = lt::output_of({cuobjdump->string(), "-sass", cubin}, dir);
+      b.cuobjdump_elf = lt::output_of({cuobjdump->string(), "-elf", cubin}, dir);
+    }
+    if (auto nvdisasm = lt::find_cuda_tool("nvdisasm")) b.nvdisasm = lt::output_of({nvdisasm->string(), cubin}, dir);
+    return b;
+  });
 }
 
 const sass::Function* find(const std::vector<sass::Function>& functions, const std::string& name, int arch) {

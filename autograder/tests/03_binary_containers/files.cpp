@@ -76,6 +76,13 @@ KernelFacts facts_of(const containers::KernelInfo& k) {
   return {k.registers, k.frame_size, k.param_base, k.param_size, k.params, k.max_threads};
 }
 
+std::vector<std::string> sorted_kernel_names(const containers::CubinInfo& info) {
+  std::vector<std::string> names;
+  for (const auto& k : info.kernels) names.push_back(k.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::vector<std::pair<std::string, int>> entry_list(const FatbinFile& file) {
   std::vector<std::pair<std::string, int>> entries;
   for (const auto& c : file.containers) {

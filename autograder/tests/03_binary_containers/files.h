@@ -92,6 +92,9 @@ struct KernelFacts {
 nlohmann::json record_value(const KernelFacts& facts);
 KernelFacts facts_of(const containers::KernelInfo& kernel);
 
+/// The names of the kernels read_cubin found, sorted.
+std::vector<std::string> sorted_kernel_names(const containers::CubinInfo& info);
+
 /// The entries a reader found, one (kind, arch) each: {"elf", 80}, {"ptx", 90}.
 std::vector<std::pair<std::string, int>> entry_list(const FatbinFile& file);
 

@@ -48,10 +48,7 @@ TEST(Live, CuobjdumpElfOfFreshCubins) {
     RECORD_SCOPE("read_cubin(read_elf(the cubin of `nvcc -cubin -arch=sm_" + std::to_string(arch) + " zoo.cu`))");
     auto file = bytes_of(dir / out);
     CubinInfo info = read_cubin(read_elf(file));
-    std::vector<std::string> names;
-    for (const auto& k : info.kernels) names.push_back(k.name);
-    std::sort(names.begin(), names.end());
-    RECORD_EQ(names, [&] {
+    RECORD_EQ(sorted_kernel_names(info), [&] {
       std::vector<std::string> expected;
       for (const auto& [name, k] : cubin_fixtures::cuobjdump_kernels(lt::output_of({cuobjdump.string(), "-elf", out}, dir)))
         expected.push_back(name);

@@ -161,10 +161,7 @@ TEST(Kernels, AgreeWithCuobjdumpElf) {
     const auto file = bytes_of(cubin_path(stem));
     CubinInfo info = read_cubin(read_elf(file));
     RECORD_EQ(info.arch, stem_arch(stem)) << "its arch";
-    std::vector<std::string> names;
-    for (const auto& k : info.kernels) names.push_back(k.name);
-    std::sort(names.begin(), names.end());
-    RECORD_EQ(names, [&] {
+    RECORD_EQ(sorted_kernel_names(info), [&] {
       std::vector<std::string> expected;
       for (const auto& [name, k] : cubin_fixtures::committed_cuobjdump_kernels(stem)) expected.push_back(name);
       return expected;
@@ -176,6 +173,50 @@ TEST(Kernels, AgreeWithCuobjdumpElf) {
         return it == truth.end() ? KernelFacts{} : facts_of(it->second);
       }()) << "the kernel " << k.name << ": EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_PARAM_CBANK, "
            << "EIATTR_KPARAM_INFO and EIATTR_MAX_THREADS, as `cuobjdump -elf " << stem << ".cubin` prints them";
+    }
+  }
+}
+
+// The committed cubins of chapter 03's tools/large_params.cu on every
+// architecture of the course (fixtures/large_params/README.md): `big` with
+// 4,352 bytes of parameters (EIATTR_KPARAM_INFO) and with 4,356 (attribute
+// 0x45, EIATTR_KPARAM_INFO_V2), and the mixed kernels (a 12-byte one beside
+// lists of 4,353 to 32,764 bytes). The truth is the PTX of the same source,
+// committed beside them, and the base chapter 03's table gives.
+TEST(Kernels, LargeParameterListsOnEveryArchitecture) {
+  for (int arch : {80, 86, 89, 90, 100, 120}) {
+    for (const std::string stem : {"params_4352", "params_4356", "mixed"}) {
+      const std::string cubin = "large_params/sm_" + std::to_string(arch) + "/" + stem + ".cubin";
+      RECORD_SCOPE("read_cubin(read_elf(the bytes of " + cubin + "))");
+      const auto file = bytes_of(fixture_path(cubin));
+      CubinInfo info = read_cubin(read_elf(file));
+      RECORD_EQ(sorted_kernel_names(info), [&] {
+        std::vector<std::string> expected;
+        for (const auto& [name, params] : ptx_params(fixture_text("large_params/" + stem + ".ptx"))) expected.push_back(name);
+        return expected;
+      }()) << "its kernels' names, sorted: the entries of large_params/" << stem << ".ptx";
+      for (const auto& k : info.kernels) {
+        RECORD_SCOPE("the kernel " + k.name);
+        RECORD_EQ(k.params, [&] {
+          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+          return ptx.count(k.name) ? ptx.at(k.name) : std::vector<KernelParam>{};
+        }()) << "its parameters (from EIATTR_KPARAM_INFO, or from attribute 0x45 past 4,352 bytes): each at the next "
+                "multiple of its alignment, as the PTX declares them";
+        RECORD_EQ(k.param_size, [&] {
+          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+          const auto& params = ptx[k.name];
+          return params.empty() ? 0u : params.back().offset + params.back().size;
+        }()) << "its param_size (EIATTR_PARAM_CBANK): where the last PTX parameter ends";
+        RECORD_EQ(Hex{k.param_base}, [&] {
+          // Chapter 03's table (measured with nvcc 13.0): up to 4,352 bytes
+          // 0x160, 0x210, 0x380 by architecture; past them 0x1a80 up to sm_89.
+          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+          const auto& params = ptx[k.name];
+          const std::uint32_t total = params.empty() ? 0u : params.back().offset + params.back().size;
+          if (arch < 90) return Hex{total > 4352 ? 0x1a80u : 0x160u};
+          return Hex{arch < 100 ? 0x210u : 0x380u};
+        }()) << "its param_base (EIATTR_PARAM_CBANK): on sm_" << arch << ", for " << k.param_size << " bytes of parameters";
+      }
     }
   }
 }
@@ -218,10 +259,7 @@ TEST(Kernels, MatchPtxasAndPtx) {
     const Fresh& f = fresh(source, arch);
     CubinInfo info = read_cubin(read_elf(f.cubin));
     RECORD_EQ(info.arch, arch) << "its arch";
-    std::vector<std::string> names;
-    for (const auto& k : info.kernels) names.push_back(k.name);
-    std::sort(names.begin(), names.end());
-    RECORD_EQ(names, [&] {
+    RECORD_EQ(sorted_kernel_names(info), [&] {
       std::vector<std::string> expected;
       for (const auto& [name, p] : ptxas_verbose(f.verbose)) expected.push_back(name);
       return expected;

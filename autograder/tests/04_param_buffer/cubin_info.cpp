@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 
 #include "cases.h"
@@ -106,37 +105,13 @@ std::map<std::string, RecordedKernel> read_recorded_params(std::span<const std::
   return kernels;
 }
 
-namespace {
-
-const fs::path& work_dir() {
-  static launchlab::testing::TempDir dir;
-  return dir.path();
-}
-
-std::vector<std::byte> to_bytes(const std::string& text) {
-  std::vector<std::byte> bytes(text.size());
-  std::memcpy(bytes.data(), text.data(), text.size());
-  return bytes;
-}
-
-}  // namespace
-
 const std::vector<std::byte>& echo_cubin() {
-  static std::mutex mutex;
-  static std::vector<std::byte> cubin;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (cubin.empty()) {
-    const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/echo_kernels.cuh");
-    const fs::path out = work_dir() / "echo_kernels.cubin";
-    auto result = launchlab::testing::run_command(
-        {launchlab::testing::nvcc().string(), "-x", "cu", "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});
-    if (result.exit_code != 0) {
-      throw std::runtime_error("nvcc -x cu -cubin -arch=sm_90 echo_kernels.cuh failed (exit " +
-                               std::to_string(result.exit_code) + "):\n" + result.output);
-    }
-    cubin = to_bytes(launchlab::testing::read_file(out));
-  }
-  return cubin;
+  namespace lt = launchlab::testing;
+  return lt::made_once("echo_kernels.cubin", [] {
+    return lt::bytes_of(lt::nvcc_once(lt::test_data("04_param_buffer/kernels/echo_kernels.cuh"),
+                                      {"-x", "cu", "-cubin", "-arch=sm_90"}, "echo_kernels.cubin")
+                            .content);
+  });
 }
 
 namespace {
@@ -181,7 +156,7 @@ std::vector<std::byte> nvcc_buffer(const std::string& kernel, const std::vector<
 
 CompileResult compile_cubin(const std::string& name) {
   const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/" + name);
-  const fs::path out = work_dir() / (fs::path(name).stem().string() + ".cubin");
+  const fs::path out = launchlab::testing::work_dir() / (fs::path(name).stem().string() + ".cubin");
   auto result = launchlab::testing::run_command(
       {launchlab::testing::nvcc().string(), "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});
   return CompileResult{result.exit_code, result.output};

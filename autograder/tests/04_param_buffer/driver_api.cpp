@@ -4,21 +4,16 @@
 
 #include <stdexcept>
 
+#include "launchlab/testing.h"
+
 namespace launchlab::param_buffer_tests {
 
 namespace {
 
+// 12040: cuFuncGetParamInfo first came with CUDA 12.4.
 template <class F>
 void fetch(const char* symbol, F& out) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  // 12040: cuFuncGetParamInfo first came with CUDA 12.4.
-  const cudaError_t status = cudaGetDriverEntryPointByVersion(symbol, &fn, 12040, cudaEnableDefault, &found);
-  if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    throw std::runtime_error(std::string("the CUDA runtime could not provide the driver's ") + symbol + ": " +
-                             cudaGetErrorString(status));
-  }
-  out = reinterpret_cast<F>(fn);
+  launchlab::testing::fetch_driver_function(symbol, out, 12040);
 }
 
 }  // namespace

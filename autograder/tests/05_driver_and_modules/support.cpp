@@ -1,105 +1,62 @@
 #include "support.h"
 
-#include <gtest/gtest.h>
-
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
-#include <cstring>
-#include <mutex>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 #include "driver.h"
 #include "launchlab/testing.h"
 
-extern char** environ;
-
 namespace launchlab::driver_tests {
 namespace fs = std::filesystem;
 
 namespace {
-
-const fs::path& work_dir() {
-  static launchlab::testing::TempDir dir;
-  return dir.path();
-}
-
-std::vector<std::byte> bytes_of(const std::string& text) {
-  std::vector<std::byte> bytes(text.size());
-  std::memcpy(bytes.data(), text.data(), text.size());
-  return bytes;
-}
-
-}  // namespace
-
-namespace {
-
-std::mutex compile_mutex;
-std::map<std::string, Compiled> compiled_files;
-
-// Runs a tool once per key, and keeps the file it wrote. The caller holds compile_mutex.
-const Compiled& produce(const std::string& key, const fs::path& out, const std::vector<std::string>& argv) {
-  if (auto it = compiled_files.find(key); it != compiled_files.end()) return it->second;
-  const auto result = launchlab::testing::run_command(argv);
-  if (result.exit_code != 0) {
-    std::string command;
-    for (const auto& a : argv) command += a + " ";
-    throw std::runtime_error("command failed (exit " + std::to_string(result.exit_code) + "): " + command + "\n" +
-                             result.output);
-  }
-  Compiled c{out, bytes_of(launchlab::testing::read_file(out))};
-  return compiled_files.emplace(key, std::move(c)).first->second;
-}
+namespace lt = launchlab::testing;
 
 std::string tool(const char* name) {
-  auto path = launchlab::testing::find_cuda_tool(name);
+  auto path = lt::find_cuda_tool(name);
   if (!path) throw std::runtime_error(std::string(name) + " is not installed beside nvcc");
   return path->string();
 }
 
-fs::path kernel_source(const std::string& source) {
-  return launchlab::testing::test_data("05_driver_and_modules/kernels/" + source);
-}
-
-const Compiled& compile_locked(const std::string& source, const std::string& kind, const std::string& arch) {
-  const std::string extension = kind == "-ptx" ? ".ptx" : kind == "-fatbin" ? ".fatbin" : ".cubin";
-  const fs::path out = work_dir() / (fs::path(source).stem().string() + "_nvcc_" + arch + extension);
-  return produce("nvcc " + source + " " + kind + " " + arch, out,
-                 {launchlab::testing::nvcc().string(), kind, "-arch=" + arch, kernel_source(source).string(), "-o",
-                  out.string()});
+// A file a tool writes once per test program, as the tests keep it.
+Compiled made(const std::vector<std::string>& argv, const fs::path& out) {
+  const lt::MadeFile& file = lt::file_made_once(argv, out);
+  return Compiled{file.path, lt::bytes_of(file.content)};
 }
 
 }  // namespace
 
 const Compiled& compile(const std::string& source, const std::string& kind, const std::string& arch) {
-  std::lock_guard<std::mutex> lock(compile_mutex);
-  return compile_locked(source, kind, arch);
+  const std::string extension = kind == "-ptx" ? ".ptx" : kind == "-fatbin" ? ".fatbin" : ".cubin";
+  const std::string name = fs::path(source).stem().string() + "_nvcc_" + arch + extension;
+  return lt::made_once(name, [&] {
+    const lt::MadeFile& file =
+        lt::nvcc_once(lt::test_data("05_driver_and_modules/kernels/" + source), {kind, "-arch=" + arch}, name);
+    return Compiled{file.path, lt::bytes_of(file.content)};
+  });
 }
 
 const Compiled& ptx75(const std::string& source) { return compile(source, "-ptx", "compute_75"); }
 
 const Compiled& assemble(const std::string& source, int sm) {
-  const Compiled& ptx = ptx75(source);
-  std::lock_guard<std::mutex> lock(compile_mutex);
   const std::string arch = "sm_" + std::to_string(sm);
-  const fs::path out = work_dir() / (fs::path(source).stem().string() + "_" + arch + ".cubin");
-  return produce("ptxas " + source + " " + arch, out, {tool("ptxas"), "-arch=" + arch, ptx.path.string(), "-o", out.string()});
+  const fs::path out = lt::work_dir() / (fs::path(source).stem().string() + "_" + arch + ".cubin");
+  return lt::made_once(out.filename().string(), [&] {
+    return made({tool("ptxas"), "-arch=" + arch, ptx75(source).path.string(), "-o", out.string()}, out);
+  });
 }
 
 const Compiled& fatbin(const std::string& source, int sm) {
-  const Compiled& cubin = assemble(source, sm);
-  const Compiled& ptx = ptx75(source);
-  std::lock_guard<std::mutex> lock(compile_mutex);
-  const fs::path out = work_dir() / (fs::path(source).stem().string() + "_sm_" + std::to_string(sm) + ".fatbin");
-  return produce("fatbinary " + source + " " + std::to_string(sm), out,
-                 {tool("fatbinary"), "--64", "--create=" + out.string(),
-                  "--image3=kind=elf,sm=" + std::to_string(sm) + ",file=" + cubin.path.string(),
-                  "--image3=kind=ptx,sm=75,file=" + ptx.path.string()});
+  const fs::path out = lt::work_dir() / (fs::path(source).stem().string() + "_sm_" + std::to_string(sm) + ".fatbin");
+  return lt::made_once(out.filename().string(), [&] {
+    return made({tool("fatbinary"), "--64", "--create=" + out.string(),
+                 "--image3=kind=elf,sm=" + std::to_string(sm) + ",file=" + assemble(source, sm).path.string(),
+                 "--image3=kind=ptx,sm=75,file=" + ptx75(source).path.string()},
+                out);
+  });
 }
 
 std::vector<std::byte> nul_terminated(const std::vector<std::byte>& bytes) {
@@ -133,80 +90,20 @@ double TrialOutcome::value(const std::string& key) const {
   return it->second;
 }
 
-namespace {
-
-// This program's own path, to start it again.
-std::string self_path() {
-  std::vector<char> buffer(4096);
-  const ssize_t n = readlink("/proc/self/exe", buffer.data(), buffer.size() - 1);
-  if (n <= 0) throw std::runtime_error("cannot read /proc/self/exe");
-  return std::string(buffer.data(), static_cast<std::size_t>(n));
-}
-
-// The environment of this process without the variables a trial sets, plus
-// those the trial asks for.
-std::vector<std::string> trial_environment(const TrialSetup& setup) {
-  static const std::vector<std::string> managed = {"CUDA_MODULE_LOADING=", "CUDA_CACHE_DISABLE=", "CUDA_CACHE_PATH=",
-                                                   "CUDA_FORCE_PTX_JIT=", std::string(kColdStartVariable) + "="};
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    bool skip = false;
-    for (const auto& prefix : managed) skip = skip || entry.rfind(prefix, 0) == 0;
-    if (!skip) env.push_back(entry);
-  }
-  if (setup.module_loading) env.push_back("CUDA_MODULE_LOADING=" + *setup.module_loading);
-  if (setup.cache_disabled) env.push_back("CUDA_CACHE_DISABLE=1");
-  if (setup.cache_path) env.push_back("CUDA_CACHE_PATH=" + setup.cache_path->string());
-  return env;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-}  // namespace
-
 TrialOutcome run_trial(const TrialSetup& setup) {
   TrialOutcome outcome;
-  // Should the cold start not take over, the program runs no test at all.
-  std::vector<std::string> args = {self_path(), "--gtest_filter=-*"};
-  std::vector<std::string> env = trial_environment(setup);
-  env.push_back(std::string(kColdStartVariable) + "=" + setup.image.string());
-  std::vector<char*> argv = c_strings(args);
-  std::vector<char*> envp = c_strings(env);
+  // Each variable a trial sets is unset first, so that none leaks from the
+  // environment the tests were started in.
+  static const std::vector<std::string> managed = {"CUDA_MODULE_LOADING=", "CUDA_CACHE_DISABLE=", "CUDA_CACHE_PATH=",
+                                                   "CUDA_FORCE_PTX_JIT=", std::string(kColdStartVariable) + "="};
+  std::vector<std::string> set = {std::string(kColdStartVariable) + "=" + setup.image.string()};
+  if (setup.module_loading) set.push_back("CUDA_MODULE_LOADING=" + *setup.module_loading);
+  if (setup.cache_disabled) set.push_back("CUDA_CACHE_DISABLE=1");
+  if (setup.cache_path) set.push_back("CUDA_CACHE_PATH=" + setup.cache_path->string());
+  const lt::FreshProcess child = lt::run_fresh_process(managed, set, std::chrono::seconds(300));
+  outcome.process_ms = child.wall_ms;
 
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) throw std::runtime_error("run_trial: pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
-
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (spawned != 0) {
-    close(pipe_fds[0]);
-    throw std::runtime_error(std::string("run_trial: posix_spawn failed: ") + std::strerror(spawned));
-  }
-  std::string output;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = read(pipe_fds[0], buffer, sizeof buffer)) > 0) output.append(buffer, static_cast<std::size_t>(got));
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  outcome.process_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-
-  std::istringstream lines(output);
+  std::istringstream lines(child.output);
   std::string line;
   bool reported = false;
   while (std::getline(lines, line)) {
@@ -219,13 +116,11 @@ TrialOutcome run_trial(const TrialSetup& setup) {
     }
     reported = true;
   }
-  outcome.ok = reported && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  outcome.ok = reported && !child.timed_out && child.exit_code == 0;
   if (!outcome.ok) {
     outcome.error = "the cold start in a fresh process (" + setup.image.filename().string() + ", CUDA_MODULE_LOADING=" +
-                    setup.module_loading.value_or("(unset)") + ") " +
-                    (WIFEXITED(status) ? "exited with " + std::to_string(WEXITSTATUS(status))
-                                       : "was killed by signal " + std::to_string(WTERMSIG(status))) +
-                    "; it printed:\n" + output;
+                    setup.module_loading.value_or("(unset)") + ") " + child.how_it_ended() + "; it printed:\n" +
+                    child.output;
   }
   return outcome;
 }
@@ -240,7 +135,7 @@ int cold_start_child(const char* image_argument) {
       return 2;
     }
     const fs::path image_path = image_argument;
-    std::vector<std::byte> image = bytes_of(launchlab::testing::read_file(image_path));
+    std::vector<std::byte> image = lt::bytes_of(lt::read_file(image_path));
     if (image_path.extension() == ".ptx") image = nul_terminated(image);
     const launchlab::driver::ColdStart r = launchlab::driver::cold_start(image, kKernel, kValue);
     std::printf(
@@ -258,24 +153,10 @@ int cold_start_child(const char* image_argument) {
 }
 
 // CUDA_MODULE_LOADING and the compute cache are read when a process
-// initializes CUDA, so each cold start needs a process of its own. run_trial
-// starts this program again with kColdStartVariable set and no test to run;
-// this listener does the cold start as the test program starts (after main
-// has begun, so every static object exists) and ends the process there.
-class ColdStartChild : public ::testing::EmptyTestEventListener {
- public:
-  void OnTestProgramStart(const ::testing::UnitTest&) override {
-    const int code = cold_start_child(std::getenv(kColdStartVariable));
-    std::fflush(stdout);
-    std::_Exit(code);
-  }
-};
-
-[[maybe_unused]] const bool cold_start_child_registered = [] {
-  if (std::getenv(kColdStartVariable) == nullptr) return false;
-  ::testing::UnitTest::GetInstance()->listeners().Append(new ColdStartChild);
-  return true;
-}();
+// initializes CUDA, so each cold start needs a process of its own: run_trial
+// starts this program again with kColdStartVariable set, and the cold start
+// runs there instead of the tests.
+[[maybe_unused]] const bool cold_start_child_registered = lt::run_instead_of_tests(kColdStartVariable, cold_start_child);
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver.h"
+#include "launchlab/testing.h"
 
 namespace launchlab::driver {
 
@@ -123,9 +124,4 @@ inline constexpr const char* kColdStartVariable = "LAUNCHLAB_COLD_START_IMAGE";
 
 /// Skips the current test, saying why, when the driver cannot be used
 /// (libcuda.so.1 missing, or cuInit failing).
-#define LAUNCHLAB_REQUIRE_DRIVER()                                                          \
-  do {                                                                                      \
-    if (auto launchlab_why = ::launchlab::driver::driver_unavailable_reason()) {            \
-      GTEST_SKIP() << "needs the CUDA driver: " << *launchlab_why;                          \
-    }                                                                                       \
-  } while (false)
+#define LAUNCHLAB_REQUIRE_DRIVER() LAUNCHLAB_REQUIRE(::launchlab::driver::driver_unavailable_reason(), "the CUDA driver")

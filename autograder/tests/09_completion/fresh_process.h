@@ -3,12 +3,11 @@
 // how it waits is not documented), so each wait method runs in a process
 // whose first CUDA call is its own cudaSetDeviceFlags().
 //
-// The test program runs itself again (/proc/self/exe) with a GoogleTest
-// filter naming the current test and LAUNCHLAB_09_CHILD_* variables saying
-// what to measure. In that child, a global test environment sees the
-// variables before any test runs, calls measure_waits(), asks the runtime
-// for the context's flags (cudaGetDeviceFlags), writes both to a file, and
-// exits. The parent reads the file.
+// The test program runs itself again (launchlab::testing::run_fresh_process)
+// with LAUNCHLAB_09_CHILD_* variables saying what to measure. In that child,
+// before any test runs (run_instead_of_tests), it calls measure_waits(), asks
+// the runtime for the context's flags (cudaGetDeviceFlags), writes both to a
+// file, and exits. The parent reads the file.
 #pragma once
 
 #include <cstdint>

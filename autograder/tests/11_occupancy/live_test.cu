@@ -14,6 +14,7 @@
 
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
+#include "live_device.h"
 #include "occupancy_records.h"
 #include "occupancy.h"
 #include "probe_kernels.cuh"
@@ -21,22 +22,7 @@
 namespace launchlab::occupancy {
 namespace {
 
-// The architecture of the current device (10 * major + minor), or a reason to skip.
-bool current_sm(int& sm, std::string& why) {
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-    why = "cannot ask the runtime for the device's compute capability";
-    return false;
-  }
-  sm = major * 10 + minor;
-  for (int known : {80, 86, 89, 90, 100, 120}) {
-    if (sm == known) return true;
-  }
-  why = "this lab documents sm_80, 86, 89, 90, 100 and 120; this GPU is sm_" + std::to_string(sm);
-  return false;
-}
+using live::current_sm;
 
 // The current device's properties: the truth arch_limits() is compared with.
 [[maybe_unused]] cudaDeviceProp device_properties() {

@@ -4,20 +4,15 @@
 
 #include <stdexcept>
 
+#include "launchlab/testing.h"
+
 namespace launchlab::real_launch_tests {
 namespace {
 
+// 12080: cuLaunchKernelEx and cuFuncGetParamInfo are both there by CUDA 12.8.
 template <class F>
 void fetch(const char* symbol, F& out) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  // 12080: cuLaunchKernelEx and cuFuncGetParamInfo are both there by CUDA 12.8.
-  const cudaError_t status = cudaGetDriverEntryPointByVersion(symbol, &fn, 12080, cudaEnableDefault, &found);
-  if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    throw std::runtime_error(std::string("the CUDA runtime could not provide the driver's ") + symbol + ": " +
-                             cudaGetErrorString(status));
-  }
-  out = reinterpret_cast<F>(fn);
+  launchlab::testing::fetch_driver_function(symbol, out, 12080);
 }
 
 }  // namespace

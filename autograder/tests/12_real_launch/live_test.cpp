@@ -40,12 +40,7 @@ std::optional<std::string> not_sm90() {
   return std::nullopt;
 }
 
-#define REQUIRE_SM90()                                                                  \
-  do {                                                                                  \
-    if (auto launchlab_reason = ::launchlab::real_launch_tests::not_sm90()) {           \
-      GTEST_SKIP() << "needs an sm_90 GPU (an H100 or H200): " << *launchlab_reason;    \
-    }                                                                                   \
-  } while (false)
+#define REQUIRE_SM90() LAUNCHLAB_REQUIRE(::launchlab::real_launch_tests::not_sm90(), "an sm_90 GPU (an H100 or H200)")
 
 // The kernels, their parameter layouts as the driver reports them, a buffer
 // they write into, and two streams.

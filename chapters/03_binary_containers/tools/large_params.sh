@@ -13,6 +13,8 @@
 #
 #   OUTDIR/TOOLS.txt                      nvcc, cuobjdump, nvdisasm, readelf versions
 #   OUTDIR/log.txt                        every command with its exit status
+#   OUTDIR/params_SIZE.ptx, mixed.ptx     the PTX of each (its parameter lines are the
+#                                         same for every architecture)
 #   OUTDIR/sm_NN/params_SIZE.cubin        `big` with SIZE bytes of parameters
 #   OUTDIR/sm_NN/mixed.cubin              the mixed kernels
 #   OUTDIR/sm_NN/X.cubin.nv-info.hex.txt  readelf -x of each .nv.info section
@@ -53,7 +55,7 @@ log=$out/log.txt
 {
   for tool in "$nvcc" "$cuobjdump" "$nvdisasm" "$readelf"; do
     # nvcc and the CUDA tools put the release last, readelf first.
-    [[ -n "$tool" ]] && { echo "== $tool --version"; "$tool" --version 2>&1 | grep -m 2 -E 'release|V[0-9]|GNU readelf'; }
+    [[ -n "$tool" ]] && { echo "== $(basename "$tool") --version"; "$tool" --version 2>&1 | grep -m 2 -E 'release|V[0-9]|GNU readelf'; }
   done
   [[ -z "$cuobjdump" ]] && echo "cuobjdump: not found, no ELF or SASS listings"
   [[ -z "$nvdisasm" ]] && echo "nvdisasm: not found, no nvdisasm listings"
@@ -72,7 +74,16 @@ run() {
     rc=$?
     target=" > ${file#"$out"/}"
   fi
-  echo "[rc=$rc] $*$target" >> "$log"
+  # The command as run from OUTDIR, with the tools by name: the log holds no
+  # path of the machine that made it.
+  local shown="$*"
+  shown=${shown//"$out"\//}
+  shown=${shown//"$source_file"/large_params.cu}
+  local tool
+  for tool in "$nvcc" "$cuobjdump" "$nvdisasm"; do
+    [[ -n "$tool" ]] && shown=${shown//"$tool"/$(basename "$tool")}
+  done
+  echo "[rc=$rc] $shown$target" >> "$log"
   ((rc == 0)) || failures=$((failures + 1))
   return $rc
 }
@@ -117,6 +128,13 @@ summarize() {  # summarize CUBIN: one block of summary.txt
       "$(grep -oE 'c\[0x0\]\[0x[0-9a-f]+\]' "$listing" | awk '{ print length($0), $0 }' | sort -k1,1n -k2 | tail -n 1 | cut -d' ' -f2)"
   done
 }
+
+# The PTX once per source: what the parameters are, independently of the
+# records ptxas writes for them.
+for size in "${sizes[@]}"; do
+  run - "$nvcc" -ptx -arch="compute_${archs[0]}" -DPARAM_BYTES="$size" -o "$out/params_$size.ptx" "$source_file"
+done
+run - "$nvcc" -ptx -arch="compute_${archs[0]}" -o "$out/mixed.ptx" "$source_file"
 
 cubins=()
 for arch in "${archs[@]}"; do

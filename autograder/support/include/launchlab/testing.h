@@ -4,11 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 namespace launchlab::testing {
@@ -62,6 +67,90 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// The test program's own scratch folder, under the system's temporary
+/// folder, made on first use and removed when the program ends.
+const std::filesystem::path& work_dir();
+
+namespace detail {
+const void* made_once(const std::string& key, const std::type_info& type,
+                      const std::function<std::shared_ptr<const void>()>& make);
+}  // namespace detail
+
+/// What make() returns, made the first time a test asks for `key` and kept
+/// for the rest of the test program: the tests that read one compile share
+/// it. Calls from several threads make it once; a make() may itself ask for
+/// another key (a cubin made from a PTX file made once). An exception from
+/// make() reaches the caller and nothing is kept, so the next call tries again.
+template <class Make>
+const auto& made_once(const std::string& key, Make&& make) {
+  using T = std::decay_t<decltype(make())>;
+  const void* made = detail::made_once(key, typeid(T), [&]() -> std::shared_ptr<const void> {
+    return std::make_shared<const T>(make());
+  });
+  return *static_cast<const T*>(made);
+}
+
+/// A file a command wrote, as made_once() keeps it.
+struct MadeFile {
+  std::filesystem::path path;  ///< where the command wrote it
+  std::string content;         ///< the file's bytes
+  std::string output;          ///< what the command printed
+};
+
+/// Runs argv once per test program (no shell, in work_dir()) and reads the
+/// file at `output` it must write: later calls with the same command return
+/// the same file. Throws std::runtime_error with the command and its output
+/// when it fails.
+const MadeFile& file_made_once(const std::vector<std::string>& argv, const std::filesystem::path& output);
+
+/// `nvcc <options> <source> -o work_dir()/<output_name>`, once per test
+/// program (file_made_once()): output_name names the file in the scratch
+/// folder, so that two compiles of one source differ in it.
+const MadeFile& nvcc_once(const std::filesystem::path& source, const std::vector<std::string>& options,
+                          const std::string& output_name);
+
+/// The bytes of a text (a file's content) as the labs' readers take them.
+std::vector<std::byte> bytes_of(std::string_view text);
+
+/// How a fresh process of this test program ended (run_fresh_process()).
+struct FreshProcess {
+  int exit_code = -1;       ///< the exit status, or 128 + signal number
+  bool timed_out = false;   ///< stopped (SIGKILL) when the limit ran out
+  std::string output;       ///< standard output and error, interleaved
+  double wall_ms = 0;       ///< from its start to its end, seen from here
+  /// "exited with 2", "was killed by signal 11" or "ran for 120 s and was stopped".
+  std::string how_it_ended() const;
+};
+
+/// Starts this test program again (/proc/self/exe) with no test to run and
+/// the environment of this process, less every variable whose entry
+/// ("NAME=value") starts with one of `unset`, plus `set` ("NAME=value"); waits
+/// for it, for `limit` at most. The fresh process does its work in a
+/// run_instead_of_tests() hook, which one of `set` turns on: for what must
+/// happen in a process of its own (a CUDA context's flags, variables the
+/// driver reads once, a cold start).
+FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std::vector<std::string>& set,
+                               std::chrono::seconds limit = std::chrono::seconds(120));
+
+/// In a process whose environment has `variable`, runs child(its value) as
+/// the test program starts (after main() has begun, so that every static
+/// object exists) and ends the process with the status it returns, standard
+/// output flushed, before any test runs. Call it in a namespace-scope
+/// initializer; it returns whether the hook was installed.
+bool run_instead_of_tests(const char* variable, int (*child)(const char* value));
+
+/// A function of the CUDA driver, fetched through the runtime
+/// (cudaGetDriverEntryPointByVersion) for the API of CUDA `version` (12040
+/// is 12.4): a test program that fetches the driver this way does not link
+/// libcuda, so it starts, and runs its CPU tests, where no driver is
+/// installed. Throws std::runtime_error naming the symbol when the runtime
+/// cannot provide it.
+void* driver_entry_point(const char* symbol, int version);
+template <class F>
+void fetch_driver_function(const char* symbol, F& out, int version) {
+  out = reinterpret_cast<F>(driver_entry_point(symbol, version));
+}
 
 /// The median of the values, written out here so that a test never relies
 /// on the statistics it is grading: for an even count, the mean of the two
@@ -122,11 +211,15 @@ template <class Expected, class Actual>
 
 /// Skips the current test, saying why, when no CUDA device can be used. The
 /// grader reports such a test as "needs a GPU", never as failed.
-#define LAUNCHLAB_REQUIRE_GPU()                                                   \
-  do {                                                                            \
-    if (auto launchlab_reason = ::launchlab::testing::gpu_unavailable_reason()) { \
-      GTEST_SKIP() << "needs a GPU: " << *launchlab_reason;                       \
-    }                                                                             \
+#define LAUNCHLAB_REQUIRE_GPU() LAUNCHLAB_REQUIRE(::launchlab::testing::gpu_unavailable_reason(), "a GPU")
+
+/// Skips the current test when `reason` (a std::optional<std::string>, empty
+/// when the test can run) holds why not: "needs WHAT: reason".
+#define LAUNCHLAB_REQUIRE(reason, what)                   \
+  do {                                                    \
+    if (auto launchlab_reason = (reason)) {               \
+      GTEST_SKIP() << "needs " << (what) << ": " << *launchlab_reason; \
+    }                                                     \
   } while (false)
 
 /// Skips the current test, saying why, when a CUDA tool is not installed, and

@@ -1,5 +1,5 @@
 // launch_bench: the measurements behind chapter 10's figures, made with the
-// lab's own code (built from solutions/ by gpu_run.sh, or from a learner's
+// lab's own code (built with the solution by autograder/gpu-run.sh, or from a learner's
 // files). Not part of the tests.
 //
 //   launch_bench --all            every measurement, as CSV on standard output
@@ -14,7 +14,7 @@
 // settle()), and says on standard error where it ran and how long each
 // measurement took.
 //
-// Build (gpu_run.sh does this):
+// Build (autograder/gpu-run.sh 10 does this):
 /*
     nvcc -std=c++20 -O2 -arch=native -I labs/10_launch_overhead \
          autograder/tests/10_launch_overhead/bench/launch_bench.cu \

@@ -1,6 +1,6 @@
 // tuning_sweep: the measurements behind chapter 11's figures, made with the
-// lab's kernel families and the lab's own choose_* (built from solutions/ by
-// gpu_run.sh). Writes two CSV files and prints the copy and vadd bandwidths.
+// lab's kernel families and the lab's own choose_* (built with the solution by
+// autograder/gpu-run.sh 11). Writes two CSV files and prints the copy and vadd bandwidths.
 // Bandwidth counts bytes the program asks to move: a copy of N bytes reads N
 // and writes N (2N); vadd reads a and b and writes c, 12 bytes per float.
 // Configurations the device cannot launch are rows of kind not_launchable

@@ -24,11 +24,30 @@ bool is_slug(std::string_view name);
 struct LabTest {
   std::string name;                ///< GoogleTest's Suite.Name
   int points = 0;
-  std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm"
+  std::vector<std::string> needs;  ///< "gpu", "cuobjdump", "nvdisasm", "ncu", "compute-sanitizer"
   bool is_private = false;         ///< from an instructor's private tests: hidden from students
+  /// The compute-sanitizer tools ("memcheck", "racecheck", ...) this test's
+  /// program also runs under once it passes: the test's own `sanitize`, else
+  /// the lab's for a test that needs a GPU. Each is a graded check of its own
+  /// (SanitizerCheck).
+  std::vector<std::string> sanitize;
 
   bool needs_gpu() const;
 };
+
+/// One test run again under one compute-sanitizer tool: graded on its own,
+/// after the test it checks, as "Suite.Name [tool]".
+struct SanitizerCheck {
+  std::string test;  ///< the test's Suite.Name
+  std::string tool;  ///< "memcheck", "racecheck", "initcheck" or "synccheck"
+  int points = 0;
+  bool is_private = false;  ///< the test's
+
+  std::string name() const { return test + " [" + tool + "]"; }
+};
+
+/// The tools a lab.toml may name in `sanitize`: compute-sanitizer's --tool values.
+const std::vector<std::string>& known_sanitizer_tools();
 
 /// How much of a lab's tests need a GPU.
 enum class GpuNeed { none, partly, all };
@@ -47,8 +66,13 @@ struct Lab {
   std::vector<LabTest> tests;               ///< in lab.toml's order
   int timeout_seconds = 120;                ///< for one run of the test program
   int test_timeout_seconds = 60;            ///< for one test inside that run
+  /// The lab's `sanitize`: the tools its GPU tests run under unless a test names its own.
+  std::vector<std::string> sanitize;
+  int sanitize_points = 1;                  ///< points of each SanitizerCheck
 
-  int max_points() const;
+  int max_points() const;                   ///< the tests' and the sanitizer checks' points
+  /// Every test's checks under its sanitize tools, in the tests' order.
+  std::vector<SanitizerCheck> sanitizer_checks() const;
   std::string number() const { return slug.substr(0, 2); }
   std::string test_binary_name() const { return "test_" + slug; }           ///< the learner's program
   std::string reference_binary_name() const { return "reference_" + slug; } ///< the solutions' reference program
@@ -70,9 +94,11 @@ class CourseError : public std::runtime_error {
 Lab load_lab(const std::filesystem::path& lab_dir);
 
 /// Reads a private overlay's tests.toml (only [[tests]] tables), marked
-/// private; their names must be new to already, the lab's own tests. Throws
+/// private; their names must be new to already, the lab's own tests; a GPU
+/// test without a sanitize of its own takes lab_sanitize (the lab's). Throws
 /// CourseError.
-std::vector<LabTest> read_private_tests(const std::filesystem::path& tests_toml, const std::vector<LabTest>& already);
+std::vector<LabTest> read_private_tests(const std::filesystem::path& tests_toml, const std::vector<LabTest>& already,
+                                        const std::vector<std::string>& lab_sanitize = {});
 
 /// Every lab under root/labs that reads cleanly, in slug order, and one
 /// message for each folder that does not.

@@ -1,7 +1,7 @@
 /// @file
 /// The chapter tables (README.md's, and the course site's home page) made
 /// from the labs' lab.toml, so that they cannot drift from it: the site's is
-/// generated when the docs are built, README's is checked by `launchlab lint`.
+/// generated when the docs are built, and README.md points at it.
 #pragma once
 
 #include <string>

@@ -14,5 +14,6 @@ using course::LabTest;
 using course::load_course;
 using course::load_lab;
 using course::read_private_tests;
+using course::SanitizerCheck;
 
 }  // namespace launchlab::grader

@@ -24,6 +24,7 @@ struct Capabilities {
   bool gpu = false;
   std::string gpu_detail;                ///< the device's name, or why there is none
   std::map<std::string, bool> tools;     ///< "cuobjdump" -> installed?
+  std::map<std::string, std::filesystem::path> tool_paths;  ///< where each installed tool is
 
   /// Whether a test with these needs can run here; the first unmet need otherwise.
   std::optional<std::string> unmet_need(const LabTest& test) const;
