@@ -167,7 +167,7 @@ endfunction()
 function(_launchlab_add_lab_library slug lib sources link_libraries used_labs suffix)
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
-  target_link_libraries(${lib} PUBLIC ${link_libraries})
+  target_link_libraries(${lib} PUBLIC launchlab_given ${link_libraries})
   # A lab may build on a later-numbered one (06 on 07), so the target need
   # not exist yet: labs/CMakeLists.txt checks every use once all are added.
   foreach(used IN LISTS used_labs)

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "launchlab/cli/given_code.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::cli {
@@ -87,6 +88,12 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
         problem("student file " + file + " has no solution in solutions/" + lab.slug);
       } else if (read_text(solution_dir / file).find("TODO(student)") != std::string::npos) {
         problem("the solution " + file + " still holds TODO(student)");
+      } else if (fs::is_regular_file(lab_dir / file)) {
+        // Given code in a student file is written twice (starter and
+        // solution), and a learner's edit can break it.
+        for (const auto& run : shared_code_runs(read_text(lab_dir / file), read_text(solution_dir / file))) {
+          problem(describe_shared_run(file, run));
+        }
       }
     }
     if (fs::is_directory(solution_dir)) {

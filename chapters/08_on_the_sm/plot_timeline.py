@@ -22,7 +22,7 @@ analysis.h defines them), and the smallest step between two timestamps.
 Needs Debian's python3-matplotlib (apt-get install -y python3-matplotlib).
 """
 
-import csv
+import os
 import sys
 
 import matplotlib
@@ -30,30 +30,23 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+import measurements  # noqa: E402  (chapters/measurements.py)
+
 SMS_SHOWN = 12
 
 
 def read_trace(path):
-    meta, rows = {}, []
-    with open(path, newline="") as f:
-        lines = []
-        for line in f:
-            if line.startswith("#"):
-                key, sep, value = line[1:].strip().partition(": ")
-                if sep:
-                    meta.setdefault(key, value)
-            else:
-                lines.append(line)
-    for row in csv.DictReader(lines):
-        rows.append(
-            {
-                "block": int(row["block"]),
-                "sm": int(row["sm"]),
-                "start": int(row["start_ns"]),
-                "end": max(int(row["end_ns"]), int(row["start_ns"]) + 1),
-            }
-        )
-    return meta, rows
+    rows, _, meta = measurements.read_measurements(path)
+    return meta, [
+        {
+            "block": int(row["block"]),
+            "sm": int(row["sm"]),
+            "start": int(row["start_ns"]),
+            "end": max(int(row["end_ns"]), int(row["start_ns"]) + 1),
+        }
+        for row in rows
+    ]
 
 
 def lanes_and_rounds(blocks):

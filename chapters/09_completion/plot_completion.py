@@ -11,7 +11,6 @@ copies.svg, and prints the medians the chapter quotes.
 Needs Debian's python3-matplotlib (apt-get install -y python3-matplotlib).
 """
 
-import csv
 import os
 import statistics
 import sys
@@ -20,6 +19,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+import measurements  # noqa: E402  (chapters/measurements.py)
 
 METHODS = [
     ("stream-query-spin", "loop on cudaStreamQuery"),
@@ -32,16 +34,8 @@ METHODS = [
 
 
 def read(path):
-    meta, lines = {}, []
-    with open(path, newline="") as f:
-        for line in f:
-            if line.startswith("#"):
-                key, sep, value = line[1:].strip().partition(": ")
-                if sep:
-                    meta.setdefault(key, value)
-            else:
-                lines.append(line)
-    return meta, list(csv.DictReader(lines))
+    rows, _, meta = measurements.read_measurements(path)
+    return meta, rows
 
 
 def percentile(sorted_values, p):

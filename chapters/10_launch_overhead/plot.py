@@ -11,7 +11,6 @@ data/latency_runs_h200*.csv hold the runs of launch_bench --latency-only
 (see the chapter); without its data, a figure says that they are missing.
 """
 
-import csv
 import sys
 from pathlib import Path
 
@@ -19,6 +18,9 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import measurements  # noqa: E402  (chapters/measurements.py)
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "launch_overhead_h200.csv"
@@ -28,21 +30,8 @@ plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
 plt.rcParams["svg.fonttype"] = "none"
 
 
-def read_rows(path):
-    """The CSV rows as dicts, and the '#' lines before the header."""
-    comments, lines = [], []
-    for line in path.read_text().splitlines():
-        (comments if line.startswith("#") else lines).append(line)
-    return list(csv.DictReader(lines)), [c.lstrip("# ") for c in comments]
-
-
 def missing(name, what, data=DATA):
-    fig, ax = plt.subplots(figsize=(7, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({data.name} is missing)",
-            ha="center", va="center")
-    fig.savefig(HERE / name, metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_missing(HERE / name, what, data.name)
 
 
 def launch_costs(rows, source):
@@ -80,10 +69,7 @@ def launch_costs(rows, source):
     ax.set_xlabel("microseconds per kernel (median; bars: 10th to 90th percentile)")
     ax.set_xlim(0, max(values) * 1.35)
     ax.set_title("An empty kernel <<<1, 1>>>, host clock", fontsize=10)
-    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(HERE / "launch_costs.svg", metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_figure(fig, HERE / "launch_costs.svg", source)
 
 
 def param_size(rows, source):
@@ -101,10 +87,7 @@ def param_size(rows, source):
     ax.set_ylim(0, max(p[3] for p in points) * 1.15)
     ax.grid(True, alpha=0.3)
     ax.set_title("Launches of 200 kernels in a row, host clock", fontsize=10)
-    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(HERE / "param_size.svg", metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_figure(fig, HERE / "param_size.svg", source)
 
 
 def latency_drift(windows, source, run_sets):
@@ -130,16 +113,13 @@ def latency_drift(windows, source, run_sets):
     right.set_xlim(-0.6, len(run_sets) - 0.4)
     right.grid(True, axis="y", alpha=0.3)
     right.set_title("medians of whole runs", fontsize=10)
-    fig.text(0.01, 0.01, source, fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(HERE / "latency_drift.svg", metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_figure(fig, HERE / "latency_drift.svg", source)
 
 
 def main():
     if DRIFT.exists() and all(r.exists() for r in RUNS):
-        windows, comments = read_rows(DRIFT)
-        run_sets = [(label, [float(r["median_us"]) for r in read_rows(path)[0] if r["median_us"]])
+        windows, comments = measurements.read_measurements(DRIFT)[:2]
+        run_sets = [(label, [float(r["median_us"]) for r in measurements.read_measurements(path)[0] if r["median_us"]])
                     for label, path in zip(("five runs", "five more"), RUNS)]
         latency_drift(windows, comments[0] if comments else "", run_sets)
     else:
@@ -148,7 +128,7 @@ def main():
         missing("launch_costs.svg", "launch latency, throughput and graphs")
         missing("param_size.svg", "launch cost against parameter size")
         return 0
-    rows, comments = read_rows(DATA)
+    rows, comments = measurements.read_measurements(DATA)[:2]
     source = comments[0] if comments else ""
     launch_costs(rows, source)
     param_size(rows, source)

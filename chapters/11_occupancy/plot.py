@@ -9,7 +9,6 @@ data/vadd_tuning_h200.csv (tuning_sweep's output, see the chapter); without
 them, each figure says that its data are missing.
 """
 
-import csv
 import sys
 from pathlib import Path
 
@@ -19,6 +18,9 @@ matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import measurements  # noqa: E402  (chapters/measurements.py)
+
 HERE = Path(__file__).resolve().parent
 HEAVY = HERE / "data" / "heavy_tuning_h200.csv"
 VADD = HERE / "data" / "vadd_tuning_h200.csv"
@@ -26,24 +28,12 @@ plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
 plt.rcParams["svg.fonttype"] = "none"
 
 
-def read_rows(path):
-    """The CSV rows as dicts, and the '#' lines before the header."""
-    comments, lines = [], []
-    for line in path.read_text().splitlines():
-        (comments if line.startswith("#") else lines).append(line)
-    return list(csv.DictReader(lines)), [c.lstrip("# ") for c in comments]
-
-
 def missing(name, path, what):
-    fig, ax = plt.subplots(figsize=(7, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, f"{what}\nnot measured yet ({path.name} is missing)", ha="center", va="center")
-    fig.savefig(HERE / name, metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_missing(HERE / name, what, path.name)
 
 
 def heavy():
-    rows, comments = read_rows(HEAVY)
+    rows, comments, _ = measurements.read_measurements(HEAVY)
     # One point per variant: its fastest grid.
     best = {}
     for r in rows:
@@ -66,14 +56,11 @@ def heavy():
     ax.set_ylabel("ms for 2^22 elements (fastest grid)")
     ax.set_ylim(0, max(float(r["median_ms"]) for r in best.values()) * 1.3)
     ax.set_title("The heavy kernel, one bar per compiled variant", fontsize=10)
-    fig.text(0.01, 0.01, comments[0] if comments else "", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(HERE / "heavy_tuning.svg", metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_figure(fig, HERE / "heavy_tuning.svg", comments[0] if comments else "")
 
 
 def vadd():
-    rows, comments = read_rows(VADD)
+    rows, comments, _ = measurements.read_measurements(VADD)
     copy = next(float(r["tb_per_s"]) for r in rows if r["kind"] == "copy")
     best = {}
     for r in rows:
@@ -98,10 +85,7 @@ def vadd():
     ax.set_ylim(0, copy * 1.45)
     ax.legend(fontsize=8, ncol=3, loc="upper center")
     ax.set_title("vadd on 2^28 floats: the best block and grid for each width and unroll", fontsize=10)
-    fig.text(0.01, 0.01, comments[0] if comments else "", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(HERE / "vadd_tuning.svg", metadata={"Date": None})
-    plt.close(fig)
+    measurements.save_figure(fig, HERE / "vadd_tuning.svg", comments[0] if comments else "")
 
 
 def main():

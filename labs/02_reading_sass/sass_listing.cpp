@@ -8,34 +8,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "listing_text.h"
 #include "sass.h"
 
 namespace launchlab::sass {
-namespace {
 
-// Two helpers you may use (or not).
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// Splits text into lines, without their '\n' (and '\r').
-[[maybe_unused]] std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
-
-}  // namespace
+// Given in listing_text.h: trim(s) and lines_of(text), which you may use
+// (or not).
+using detail::lines_of;
+using detail::trim;
 
 std::string Instruction::full_opcode() const {
   std::string text = opcode;

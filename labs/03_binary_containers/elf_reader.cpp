@@ -4,21 +4,18 @@
 #include <cstring>
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
-namespace {
 
-// A little-endian read at an offset you have checked (it does not check).
-template <class T>
-[[maybe_unused]] T read_le(std::span<const std::byte> bytes, std::uint64_t at) {
-  T value = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    value |= static_cast<T>(static_cast<T>(std::to_integer<std::uint8_t>(bytes[at + i])) << (8 * i));
-  return value;
-}
-
-}  // namespace
+// Given in launchlab/bytes.h: read_le<T>(bytes, offset), a little-endian
+// read that throws std::out_of_range past the end (a guard: the FormatError
+// the contract asks for is yours to throw first), and fits(offset, size,
+// total), the overflow-safe bounds check.
+using bytes::fits;
+using bytes::read_le;
 
 ElfFile read_elf(std::span<const std::byte> bytes) {
   ElfFile elf;

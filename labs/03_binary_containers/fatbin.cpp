@@ -3,9 +3,14 @@
 //   cuobjdump --list-elf --list-ptx app     the same entries, as cuobjdump lists them
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
+
+// launchlab/bytes.h gives read_le<T>(bytes, offset), fits(offset, size,
+// total) and hex(value), as elf_reader.cpp says.
 
 std::vector<FatbinContainer> walk_containers(std::span<const std::byte> bytes, std::uint64_t base) {
   // TODO(student): container header (16 bytes: magic, version, header size,

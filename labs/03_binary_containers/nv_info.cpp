@@ -5,9 +5,14 @@
 #include <map>
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
+
+// launchlab/bytes.h gives read_le<T>(bytes, offset), fits(offset, size,
+// total) and hex(value), as elf_reader.cpp says.
 
 std::vector<NvInfoRecord> decode_nv_info(std::span<const std::byte> section, std::uint64_t section_offset) {
   // TODO(student): records of u8 format, u8 attribute, u16 value; an SVAL

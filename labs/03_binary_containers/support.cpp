@@ -13,22 +13,13 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
-namespace {
 
-std::string hex(std::uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  do {
-    text.insert(text.begin(), digits[value & 0xf]);
-    value >>= 4;
-  } while (value != 0);
-  return "0x" + text;
-}
-
-}  // namespace
+using bytes::hex;
 
 FormatError::FormatError(std::uint64_t offset, const std::string& what)
     : std::runtime_error(what + " (at offset " + hex(offset) + ")"), offset_(offset) {}

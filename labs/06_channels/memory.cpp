@@ -2,22 +2,13 @@
 // host engine (construction, attaching, the usermode register).
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "channels.h"
 
 namespace launchlab::channels {
-namespace {
 
-std::string hex(std::uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  do {
-    out.insert(out.begin(), digits[value & 15]);
-    value >>= 4;
-  } while (value != 0);
-  return "0x" + out;
-}
-
-}  // namespace
+using bytes::hex;
 
 std::uint64_t GpuMemory::allocate(std::size_t bytes, std::size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {

@@ -3,16 +3,14 @@
 #include <cstdio>
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "channels.h"
 
 namespace launchlab::channels {
 namespace {
 
-std::string hex(std::uint64_t value, int digits = 0) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%0*llx", digits, static_cast<unsigned long long>(value));
-  return buffer;
-}
+using bytes::hex;
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";

@@ -1,26 +1,12 @@
 // The divergence experiment: one kernel, two paths, three ways to split the
-// threads of a block between them. The contract is in divergence.h.
+// threads of a block between them. The contract is in divergence.h; the
+// paths and the kernel, branchy, are given in branchy.cuh. Before you run it,
+// predict the time of each Split.
 
+#include "branchy.cuh"
 #include "divergence.h"
 
 namespace launchlab::on_the_sm {
-
-namespace {
-
-// The two paths do the same work: `iterations` dependent multiply-adds, with
-// different constants. __noinline__ keeps each a call of its own, so the
-// compiler cannot fold the branch into one path with selects.
-__device__ __noinline__ float first_path(float x, int iterations) {
-  for (int k = 0; k < iterations; ++k) x = fmaf(x, 0.999f, 0.001f);
-  return x;
-}
-
-__device__ __noinline__ float second_path(float x, int iterations) {
-  for (int k = 0; k < iterations; ++k) x = fmaf(x, 1.001f, -0.001f);
-  return x;
-}
-
-}  // namespace
 
 __host__ __device__ bool takes_first_path(Split split, unsigned thread_in_block) {
   // TODO(student): decide the thread's path. Split::None: every thread takes
@@ -29,15 +15,6 @@ __host__ __device__ bool takes_first_path(Split split, unsigned thread_in_block)
   (void)split;
   (void)thread_in_block;
   return true;
-}
-
-__global__ void branchy(Split split, int iterations, float* out) {
-  // The kernel is complete: which thread goes where is takes_first_path's
-  // decision. Before you run it, predict the time of each Split.
-  const float x = static_cast<float>(threadIdx.x) * 0.001f;
-  const float y = takes_first_path(split, threadIdx.x) ? first_path(x, iterations)
-                                                       : second_path(x, iterations);
-  out[blockIdx.x * blockDim.x + threadIdx.x] = y;
 }
 
 }  // namespace launchlab::on_the_sm

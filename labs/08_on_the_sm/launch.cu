@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <launchlab/cuda.h>
+
 #include "divergence.h"
 #include "trace.h"
 
@@ -18,44 +20,7 @@ namespace launchlab::on_the_sm {
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
-}
-
-// Device memory for count objects of T, freed on every way out.
-template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    check(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)), "cudaMalloc");
-  }
-  ~DeviceArray() { cudaFree(ptr_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-
-  T* get() const { return ptr_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_;
-};
-
-// A CUDA event, destroyed on every way out.
-class Event {
- public:
-  Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
+using cuda::check;
 
 void check_grid(const char* who, unsigned blocks, unsigned threads_per_block) {
   if (blocks == 0 || blocks > static_cast<unsigned>(INT_MAX)) {
@@ -69,7 +34,7 @@ void check_grid(const char* who, unsigned blocks, unsigned threads_per_block) {
 }
 
 // Waits for the launch and copies the records back.
-std::vector<BlockRecord> finish(const DeviceArray<BlockRecord>& records, unsigned blocks, const char* kernel) {
+std::vector<BlockRecord> finish(const cuda::DeviceBuffer<BlockRecord>& records, unsigned blocks, const char* kernel) {
   check(cudaGetLastError(), kernel);
   check(cudaDeviceSynchronize(), kernel);
   std::vector<BlockRecord> host(blocks);
@@ -93,8 +58,8 @@ std::vector<BlockRecord> trace_vadd(unsigned blocks, unsigned threads_per_block)
     a[i] = static_cast<float>(i % 1000);
     b[i] = static_cast<float>(2 * (i % 997));
   }
-  DeviceArray<float> da(n), db(n), dc(n);
-  DeviceArray<BlockRecord> records(blocks);
+  cuda::DeviceBuffer<float> da(n), db(n), dc(n);
+  cuda::DeviceBuffer<BlockRecord> records(blocks);
   check(cudaMemcpy(da.get(), a.data(), da.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy (a)");
   check(cudaMemcpy(db.get(), b.data(), db.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy (b)");
   check(cudaMemset(records.get(), 0, records.bytes()), "cudaMemset (the records)");
@@ -117,7 +82,7 @@ std::vector<BlockRecord> trace_spin(unsigned blocks, unsigned threads_per_block,
   if (spin_ns > 1'000'000'000u) {
     throw std::invalid_argument("trace_spin: spin_ns must be at most one second, got " + std::to_string(spin_ns));
   }
-  DeviceArray<BlockRecord> records(blocks);
+  cuda::DeviceBuffer<BlockRecord> records(blocks);
   check(cudaMemset(records.get(), 0, records.bytes()), "cudaMemset (the records)");
   traced_spin<<<blocks, threads_per_block>>>(spin_ns, records.get());
   return finish(records, blocks, "traced_spin");
@@ -130,8 +95,8 @@ std::vector<double> time_branchy(Split split, unsigned blocks, unsigned threads_
     throw std::invalid_argument("time_branchy: iterations and trials must be positive, got " +
                                 std::to_string(iterations) + " and " + std::to_string(trials));
   }
-  DeviceArray<float> out(std::size_t{blocks} * threads_per_block);
-  Event before, after;
+  cuda::DeviceBuffer<float> out(std::size_t{blocks} * threads_per_block);
+  cuda::Event before, after;
   // The first launch loads the module and warms the caches: not timed.
   branchy<<<blocks, threads_per_block>>>(split, iterations, out.get());
   check(cudaGetLastError(), "branchy");

@@ -9,20 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <launchlab/cuda.h>
+
 #include "completion.h"
 
 namespace launchlab::completion {
-
-namespace {
-
-[[maybe_unused]] void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
-}
-
-}  // namespace
 
 std::vector<double> time_copies(HostMemory memory, Direction direction, std::size_t bytes, int trials) {
   // TODO(student): time cudaMemcpy as completion.h describes.
@@ -30,7 +21,9 @@ std::vector<double> time_copies(HostMemory memory, Direction direction, std::siz
   //     trials < 1.
   //  2. Host memory: cudaMallocHost for Pinned, plain new std::byte[bytes]
   //     for Pageable; device memory: cudaMalloc. Write every byte of both
-  //     once (memset, cudaMemset), and free them on every way out.
+  //     once (memset, cudaMemset), and free them on every way out
+  //     (launchlab/cuda.h has cuda::PinnedBuffer, cuda::DeviceBuffer and
+  //     cuda::check, which throws naming the call).
   //  3. One untimed copy, then `trials` timed ones: steady_clock before
   //     cudaMemcpy, and after the cudaDeviceSynchronize() that follows it.
   (void)memory;

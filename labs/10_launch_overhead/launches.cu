@@ -11,34 +11,20 @@
 #include <stdexcept>
 #include <string>
 
+#include <launchlab/cuda.h>
+
 #include "harness.h"
+#include "kernels.cuh"
 
 namespace launchlab::overhead {
-
-// The kernels are not in an anonymous namespace: nvcc warns about a kernel
-// of internal linkage that nothing launches.
-
-// The kernel whose launch is measured: it does nothing, so whatever a trial
-// costs is the launch and the wait.
-__global__ void empty_kernel() {}
-
-// A parameter of exactly N bytes: an array of unsigned char has alignment 1,
-// so the struct has no padding and the parameter buffer is N bytes long.
-template <std::size_t N>
-struct Blob {
-  unsigned char bytes[N];
-};
-
-template <std::size_t N>
-__global__ void take_blob(Blob<N> blob) {
-  (void)blob;
-}
 
 // TODO(student): every function below creates a non-blocking stream of its
 // own, builds a trial (a lambda) that does exactly what launches.h says one
 // trial is, picks the timer (HostTimer, or EventTimer on that stream), and
 // returns run_benchmark's summary. Check every CUDA call and throw
-// std::runtime_error naming it; destroy what you created on every way out.
+// std::runtime_error naming it; destroy what you created on every way out
+// (launchlab/cuda.h has cuda::check and cuda::Stream for both). The kernels
+// are given in kernels.cuh.
 
 Summary measure_launch_latency(const BenchConfig& config, Clock clock) {
   // TODO(student): items_per_trial times: empty_kernel<<<1, 1, 0, stream>>>(),

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <launchlab/cuda.h>
+
 #include "harness.h"
 
 namespace launchlab::overhead {
@@ -23,8 +25,8 @@ double HostTimer::stop_us() {
 
 EventTimer::EventTimer(cudaStream_t stream) : stream_(stream) {
   // TODO(student): create begin_ and end_ with cudaEventCreate; throw
-  // std::runtime_error (naming the call) if it fails, without leaking the
-  // first event when the second fails.
+  // std::runtime_error (naming the call; cuda::check from launchlab/cuda.h
+  // does) if it fails, without leaking the first event when the second fails.
 }
 
 EventTimer::~EventTimer() {

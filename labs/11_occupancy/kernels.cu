@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <launchlab/cuda.h>
+
 #include "tuning.h"
 
 namespace launchlab::occupancy {
@@ -70,13 +72,7 @@ __global__ void vadd_variant(const float* __restrict__ a, const float* __restric
 
 namespace {
 
-void check_launch(const char* what) {
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
-}
+void check_launch(const char* what) { cuda::check(cudaGetLastError(), what); }
 
 void check_vadd(const VaddConfig& config) {
   const bool width_ok = config.vector_width == 1 || config.vector_width == 2 || config.vector_width == 4;

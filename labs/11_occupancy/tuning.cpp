@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <launchlab/cuda.h>
+
 #include "occupancy.h"
 
 namespace launchlab::occupancy {
@@ -19,6 +21,7 @@ VaddConfig choose_vadd_config(std::size_t n) {
   // vector width, unroll, block and grid keeps the most bytes in flight?
   // Reason it out, or time a short list of candidates with CUDA events
   // (launch_vadd on buffers of your own) and keep the fastest.
+  // launchlab/cuda.h gives cuda::DeviceBuffer, cuda::Event and cuda::check.
   (void)n;
   return VaddConfig{0, 0, 0, 0};
 }

@@ -8,32 +8,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "listing_text.h"
 #include "sass.h"
 
 namespace launchlab::sass {
+
+using detail::lines_of;
+using detail::trim;
+
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-// Splits text into lines, without their '\n' (and '\r').
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
 
 [[noreturn]] void fail_line(std::size_t line, const std::string& what) {
   throw std::runtime_error("line " + std::to_string(line) + ": " + what);

@@ -4,10 +4,15 @@
 #include <cstring>
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
 namespace {
+
+using bytes::fits;
+using bytes::read_le;
 
 constexpr std::size_t kHeaderSize = 64;
 constexpr std::size_t kSectionHeaderSize = 64;
@@ -16,25 +21,10 @@ constexpr std::uint32_t kSymtab = 2;
 constexpr std::uint32_t kNoBits = 8;
 constexpr std::uint32_t kNull = 0;
 
-// Little-endian reads at an offset the caller has checked.
-template <class T>
-T read_le(std::span<const std::byte> bytes, std::uint64_t at) {
-  T value = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    value |= static_cast<T>(static_cast<T>(std::to_integer<std::uint8_t>(bytes[at + i])) << (8 * i));
-  return value;
-}
-
-// Whether [offset, offset + size) lies inside a buffer of `total` bytes,
-// without overflow.
-bool inside(std::uint64_t offset, std::uint64_t size, std::uint64_t total) {
-  return offset <= total && size <= total - offset;
-}
-
 // The NUL-terminated string at `at` inside a string table section.
 std::string name_in(const ElfFile& elf, const ElfSection& table, std::uint64_t at, std::uint64_t where,
                     const char* what) {
-  if (table.type == kNull || table.type == kNoBits || !inside(table.offset, table.size, elf.bytes.size()))
+  if (table.type == kNull || table.type == kNoBits || !fits(table.offset, table.size, elf.bytes.size()))
     throw FormatError(where, std::string(what) + " names come from a section without bytes in the file");
   if (at >= table.size) throw FormatError(where, std::string(what) + " name offset " + std::to_string(at) +
                                                      " lies outside " + table.name);
@@ -67,7 +57,7 @@ ElfFile read_elf(std::span<const std::byte> bytes) {
   if (shoff == 0) return elf;  // no section header table
   if (shentsize != kSectionHeaderSize)
     throw FormatError(0, "section header size is " + std::to_string(shentsize) + ", not 64");
-  if (!inside(shoff, kSectionHeaderSize, bytes.size()))
+  if (!fits(shoff, kSectionHeaderSize, bytes.size()))
     throw FormatError(shoff, "the section header table lies outside the file");
   // Extended numbering: a count or string-table index too large for the
   // header lives in section 0 (sh_size and sh_link).
@@ -94,7 +84,7 @@ ElfFile read_elf(std::span<const std::byte> bytes) {
     s.entry_size = read_le<std::uint64_t>(bytes, at + 56);
     // Every section with bytes must lie inside the file (a NULL section's
     // fields mean nothing: section 0's may hold extended numbering).
-    if (s.type != kNoBits && s.type != kNull && !inside(s.offset, s.size, bytes.size()))
+    if (s.type != kNoBits && s.type != kNull && !fits(s.offset, s.size, bytes.size()))
       throw FormatError(at, "section " + std::to_string(i) + "'s bytes lie outside the file");
     elf.sections.push_back(s);
   }

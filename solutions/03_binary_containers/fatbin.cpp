@@ -3,33 +3,20 @@
 //   cuobjdump --list-elf --list-ptx app     the same entries, as cuobjdump lists them
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
 namespace {
 
+using bytes::hex;
+using bytes::read_le;
+
 constexpr std::uint64_t kContainerHeader = 16;
 constexpr std::uint64_t kEntryHeaderMin = 64;
 constexpr std::uint64_t kWrapperSize = 24;
 constexpr std::uint16_t kEmCuda = 190;
-
-template <class T>
-T read_le(std::span<const std::byte> bytes, std::uint64_t at) {
-  T value = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    value |= static_cast<T>(static_cast<T>(std::to_integer<std::uint8_t>(bytes[at + i])) << (8 * i));
-  return value;
-}
-
-std::string hex(std::uint64_t v) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xf]);
-    v >>= 4;
-  } while (v);
-  return "0x" + s;
-}
 
 }  // namespace
 

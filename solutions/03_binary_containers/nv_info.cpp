@@ -5,10 +5,14 @@
 #include <map>
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "containers.h"
 
 namespace launchlab::containers {
 namespace {
+
+using bytes::read_le;
 
 constexpr std::uint8_t kMaxThreads = 0x05;
 constexpr std::uint8_t kParamCbank = 0x0a;
@@ -18,15 +22,6 @@ constexpr std::uint8_t kKparamInfoV2 = 0x45;  // instead of 0x17 past 4,352 byte
 constexpr std::uint8_t kRegcount = 0x2f;
 constexpr std::uint8_t kFuncType = 2;
 constexpr std::uint8_t kCudaEntry = 0x10;
-
-std::uint32_t u32(const std::vector<std::byte>& p, std::size_t at) {
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(std::to_integer<std::uint8_t>(p[at + i])) << (8 * i);
-  return v;
-}
-std::uint16_t u16(const std::vector<std::byte>& p, std::size_t at) {
-  return static_cast<std::uint16_t>(std::to_integer<std::uint8_t>(p[at]) | (std::to_integer<std::uint8_t>(p[at + 1]) << 8));
-}
 
 void need(const NvInfoRecord& r, std::size_t bytes) {
   if (r.payload.size() < bytes)
@@ -45,8 +40,7 @@ std::vector<NvInfoRecord> decode_nv_info(std::span<const std::byte> section, std
     if (section.size() - at < 4) throw FormatError(r.offset, "a .nv.info record header is cut short");
     r.format = std::to_integer<std::uint8_t>(section[at]);
     r.attribute = std::to_integer<std::uint8_t>(section[at + 1]);
-    r.value = static_cast<std::uint16_t>(std::to_integer<std::uint8_t>(section[at + 2]) |
-                                         (std::to_integer<std::uint8_t>(section[at + 3]) << 8));
+    r.value = read_le<std::uint16_t>(section, at + 2);
     if (r.format < 1 || r.format > 4) throw FormatError(r.offset, "unknown .nv.info format " + std::to_string(r.format));
     at += 4;
     if (r.format == static_cast<std::uint8_t>(NvInfoFormat::SVAL)) {
@@ -73,7 +67,7 @@ CubinInfo read_cubin(const ElfFile& elf) {
     for (const auto& r : info.module_records) {
       if (r.attribute != kRegcount && r.attribute != kFrameSize) continue;
       need(r, 8);
-      (r.attribute == kRegcount ? registers : frames)[u32(r.payload, 0)] = u32(r.payload, 4);
+      (r.attribute == kRegcount ? registers : frames)[read_le<std::uint32_t>(r.payload, 0)] = read_le<std::uint32_t>(r.payload, 4);
     }
   }
 
@@ -97,17 +91,17 @@ CubinInfo read_cubin(const ElfFile& elf) {
       for (const auto& r : k.records) {
         if (r.attribute == kParamCbank) {
           need(r, 8);
-          k.param_base = u16(r.payload, 4);
-          k.param_size = u16(r.payload, 6);
+          k.param_base = read_le<std::uint16_t>(r.payload, 4);
+          k.param_size = read_le<std::uint16_t>(r.payload, 6);
         } else if (r.attribute == kKparamInfo) {
           need(r, 12);
-          k.params.push_back({u16(r.payload, 4), u16(r.payload, 6), u32(r.payload, 8) >> 18});
+          k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint32_t>(r.payload, 8) >> 18});
         } else if (r.attribute == kKparamInfoV2) {
           need(r, 12);
-          k.params.push_back({u16(r.payload, 4), u16(r.payload, 6), u16(r.payload, 8)});
+          k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint16_t>(r.payload, 8)});
         } else if (r.attribute == kMaxThreads) {
           need(r, 12);
-          k.max_threads = u32(r.payload, 0) * u32(r.payload, 4) * u32(r.payload, 8);
+          k.max_threads = read_le<std::uint32_t>(r.payload, 0) * read_le<std::uint32_t>(r.payload, 4) * read_le<std::uint32_t>(r.payload, 8);
         }
       }
       std::sort(k.params.begin(), k.params.end(),

@@ -4,20 +4,14 @@
 // kernel over the grid.
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "channels.h"
 
 namespace launchlab::channels {
 namespace {
 
-std::string hex(std::uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  do {
-    out.insert(out.begin(), digits[value & 15]);
-    value >>= 4;
-  } while (value != 0);
-  return "0x" + out;
-}
+using bytes::hex;
 
 std::string describe(const MethodCall& call) {
   const auto name = method_name(call.method);

@@ -1,6 +1,8 @@
 // Part A: method headers and the pushbuffer stream.
 #include <string>
 
+#include <launchlab/bytes.h>
+
 #include "channels.h"
 
 namespace launchlab::channels {
@@ -8,12 +10,8 @@ namespace {
 
 bool known(std::uint32_t sec_op) { return sec_op == 1 || sec_op == 3 || sec_op == 4 || sec_op == 5; }
 
-std::string hex(std::uint32_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (int shift = 28; shift >= 0; shift -= 4) out += digits[(value >> shift) & 15];
-  return "0x" + out;
-}
+// A method or a word in full: eight digits.
+std::string hex(std::uint32_t value) { return bytes::hex(value, 8); }
 
 const char* sec_op_name(std::uint32_t sec_op) {
   switch (sec_op) {

@@ -7,9 +7,12 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <launchlab/cuda.h>
 
 #include "completion.h"
 
@@ -17,55 +20,26 @@ namespace launchlab::completion {
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
-}
+using cuda::check;
 
 // Host memory of either kind, freed the way it was allocated.
 class HostBuffer {
  public:
-  HostBuffer(HostMemory memory, std::size_t bytes) : memory_(memory) {
+  HostBuffer(HostMemory memory, std::size_t bytes) {
     if (memory == HostMemory::Pinned) {
-      check(cudaMallocHost(&ptr_, bytes), "cudaMallocHost");
+      pinned_.emplace(bytes);
     } else {
-      ptr_ = new std::byte[bytes];
+      pageable_ = std::make_unique<std::byte[]>(bytes);
     }
     // Touch every page now: the first write to pageable memory is a page
     // fault, which is the operating system's cost, not the copy's.
-    std::memset(ptr_, 0x5a, bytes);
+    std::memset(get(), 0x5a, bytes);
   }
-  ~HostBuffer() {
-    if (memory_ == HostMemory::Pinned) {
-      cudaFreeHost(ptr_);
-    } else {
-      delete[] static_cast<std::byte*>(ptr_);
-    }
-  }
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-  void* get() const { return ptr_; }
+  void* get() const { return pinned_ ? static_cast<void*>(pinned_->get()) : pageable_.get(); }
 
  private:
-  HostMemory memory_;
-  void* ptr_ = nullptr;
-};
-
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t bytes) {
-    check(cudaMalloc(&ptr_, bytes), "cudaMalloc");
-    check(cudaMemset(ptr_, 0x3c, bytes), "cudaMemset");
-  }
-  ~DeviceBuffer() { cudaFree(ptr_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
+  std::optional<cuda::PinnedBuffer<std::byte>> pinned_;
+  std::unique_ptr<std::byte[]> pageable_;
 };
 
 }  // namespace
@@ -75,7 +49,8 @@ std::vector<double> time_copies(HostMemory memory, Direction direction, std::siz
   if (trials < 1) throw std::invalid_argument("time_copies: trials must be at least 1, got " + std::to_string(trials));
 
   HostBuffer host(memory, bytes);
-  DeviceBuffer device(bytes);
+  cuda::DeviceBuffer<std::byte> device(bytes);
+  check(cudaMemset(device.get(), 0x3c, bytes), "cudaMemset");
   void* to = direction == Direction::HostToDevice ? device.get() : host.get();
   const void* from = direction == Direction::HostToDevice ? host.get() : device.get();
   const cudaMemcpyKind kind = direction == Direction::HostToDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;

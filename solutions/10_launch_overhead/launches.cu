@@ -11,51 +11,17 @@
 #include <stdexcept>
 #include <string>
 
+#include <launchlab/cuda.h>
+
 #include "harness.h"
+#include "kernels.cuh"
 
 namespace launchlab::overhead {
 
-// The kernels are not in an anonymous namespace: nvcc warns about a kernel
-// of internal linkage that nothing launches.
-
-// The kernel whose launch is measured: it does nothing, so whatever a trial
-// costs is the launch and the wait.
-__global__ void empty_kernel() {}
-
-// A parameter of exactly N bytes: an array of unsigned char has alignment 1,
-// so the struct has no padding and the parameter buffer is N bytes long.
-template <std::size_t N>
-struct Blob {
-  unsigned char bytes[N];
-};
-
-template <std::size_t N>
-__global__ void take_blob(Blob<N> blob) {
-  (void)blob;
-}
-
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
-}
-
-// A stream of the measurement's own, non-blocking so that no other stream's
-// work is implicitly waited for.
-class Stream {
- public:
-  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
-  ~Stream() { cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  operator cudaStream_t() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
+using cuda::check;
+using cuda::Stream;
 
 std::unique_ptr<Timer> make_timer(Clock clock, cudaStream_t stream) {
   if (clock == Clock::cuda_events) return std::make_unique<EventTimer>(stream);

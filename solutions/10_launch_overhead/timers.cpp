@@ -7,22 +7,19 @@
 #include <stdexcept>
 #include <string>
 
+#include <launchlab/cuda.h>
+
 #include "harness.h"
 
 namespace launchlab::overhead {
 namespace {
 
+using cuda::check;
+
 long long steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
 }
 
 }  // namespace

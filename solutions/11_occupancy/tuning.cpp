@@ -13,67 +13,39 @@
 #include <string>
 #include <vector>
 
+#include <launchlab/cuda.h>
+
 #include "occupancy.h"
 
 namespace launchlab::occupancy {
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-  }
+using cuda::check;
+
+// Device floats, zeroed.
+cuda::DeviceBuffer<float> device_floats(std::size_t count) {
+  cuda::DeviceBuffer<float> floats(count);
+  check(cudaMemset(floats.get(), 0, floats.bytes()), "cudaMemset");
+  return floats;
 }
 
-class DeviceFloats {
- public:
-  explicit DeviceFloats(std::size_t count) {
-    check(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(float)), "cudaMalloc");
-    check(cudaMemset(ptr_, 0, count * sizeof(float)), "cudaMemset");
-  }
-  ~DeviceFloats() { cudaFree(ptr_); }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-  float* get() const { return ptr_; }
-
- private:
-  float* ptr_ = nullptr;
-};
-
-class Events {
- public:
-  Events() {
-    check(cudaEventCreate(&begin_), "cudaEventCreate");
-    check(cudaEventCreate(&end_), "cudaEventCreate");
-  }
-  ~Events() {
-    cudaEventDestroy(begin_);
-    cudaEventDestroy(end_);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-
-  // The median GPU time of `runs` launches, after one untimed launch.
-  float median_ms(const std::function<void()>& launch, int runs) {
+// The median GPU time of `runs` launches, after one untimed launch.
+float median_ms(const std::function<void()>& launch, int runs) {
+  const cuda::Event begin, end;
+  launch();
+  std::vector<float> times;
+  for (int i = 0; i < runs; ++i) {
+    check(cudaEventRecord(begin), "cudaEventRecord");
     launch();
-    std::vector<float> times;
-    for (int i = 0; i < runs; ++i) {
-      check(cudaEventRecord(begin_), "cudaEventRecord");
-      launch();
-      check(cudaEventRecord(end_), "cudaEventRecord");
-      check(cudaEventSynchronize(end_), "cudaEventSynchronize");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
-      times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    check(cudaEventRecord(end), "cudaEventRecord");
+    check(cudaEventSynchronize(end), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+    times.push_back(ms);
   }
-
- private:
-  cudaEvent_t begin_ = nullptr;
-  cudaEvent_t end_ = nullptr;
-};
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
 
 cudaDeviceProp current_device() {
   int device = 0;
@@ -96,8 +68,7 @@ VaddConfig choose_vadd_config(std::size_t n) {
   const cudaDeviceProp prop = current_device();
   const std::size_t sample = std::min<std::size_t>(n, std::size_t{1} << 26);
   if (sample == 0) return VaddConfig{4, 1, 256, 0};
-  DeviceFloats a(sample), b(sample), c(sample);
-  Events events;
+  const auto a = device_floats(sample), b = device_floats(sample), c = device_floats(sample);
 
   std::vector<VaddConfig> candidates;
   for (int unroll : {1, 2, 4}) {
@@ -114,7 +85,7 @@ VaddConfig choose_vadd_config(std::size_t n) {
   VaddConfig best = candidates.front();
   float best_ms = 0;
   for (const VaddConfig& candidate : candidates) {
-    const float ms = events.median_ms([&] { launch_vadd(candidate, a.get(), b.get(), c.get(), sample); }, 5);
+    const float ms = median_ms([&] { launch_vadd(candidate, a.get(), b.get(), c.get(), sample); }, 5);
     if (best_ms == 0 || ms < best_ms) {
       best_ms = ms;
       best = candidate;
@@ -161,13 +132,12 @@ HeavyConfig choose_heavy_config(std::size_t n) {
 
   const std::size_t sample = std::min<std::size_t>(n, std::size_t{1} << 22);
   if (sample == 0 || candidates.empty()) return HeavyConfig{256, 1, 0};
-  DeviceFloats in(sample), out(sample);
-  Events events;
+  const auto in = device_floats(sample), out = device_floats(sample);
   HeavyConfig best = candidates.front().config;
   float best_ms = 0;
   for (const Candidate& candidate : candidates) {
     if (any_without_spills && candidate.spills) continue;
-    const float ms = events.median_ms([&] { launch_heavy(candidate.config, in.get(), out.get(), sample); }, 3);
+    const float ms = median_ms([&] { launch_heavy(candidate.config, in.get(), out.get(), sample); }, 3);
     if (best_ms == 0 || ms < best_ms) {
       best_ms = ms;
       best = candidate.config;

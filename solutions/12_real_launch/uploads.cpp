@@ -1,18 +1,15 @@
 // Part C: inline-to-memory uploads, and the QMDs SEND_PCAS_A hands over.
 #include <cstring>
-#include <sstream>
 #include <string>
+
+#include <launchlab/bytes.h>
 
 #include "real_launch.h"
 
 namespace launchlab::real_launch {
 namespace {
 
-std::string hex(std::uint64_t value) {
-  std::ostringstream text;
-  text << "0x" << std::hex << value;
-  return text.str();
-}
+using bytes::hex;
 
 // What one subchannel's inline-to-memory methods have set so far.
 struct I2mState {
