@@ -69,10 +69,13 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
   for (const auto& record : got.records) values[record.key] = &record;
 
   std::vector<std::string> mismatches;
+  // Once a test stops, every check after it goes unrecorded: the first one
+  // says so, the rest are counted.
+  std::size_t unreached = 0;
   for (const auto& want : expected.records) {
     auto found = values.find(want.key);
     if (found == values.end()) {
-      if (mismatches.size() < kMismatchesShown) {
+      if (unreached++ == 0) {
         mismatches.push_back(describe_record(want) + "\n  nothing was recorded: the test stopped before it" +
                              (got.failures.empty() ? std::string() : " (" + got.failures.front() + ")"));
       }
@@ -98,6 +101,9 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
   }
   if (mismatches.size() > shown) {
     message += "\n(and " + std::to_string(mismatches.size() - shown) + " more values that differ)";
+  }
+  if (unreached > 1) {
+    message += "\n(and " + std::to_string(unreached - 1) + " more checks after it, which the test did not reach)";
   }
   if (!values.empty()) {
     if (!message.empty()) message += "\n";

@@ -114,7 +114,8 @@ struct DryRun {
 /// backslash escapes `"`, `\`, `$` and a backquote; outside quotes a
 /// backslash escapes any character; single quotes take everything literally.
 /// Quotes join with the text around them: `-DX="\"a b\""` is one word,
-/// `-DX="a b"`.
+/// `-DX="a b"`. A pair of quotes with nothing between them (`""` or `''`)
+/// is a word of its own, the empty one: `a "" b` is three words.
 ///
 /// @param command one line of shell text, e.g. `ptxas -arch=sm_90 "a.ptx" -o "a.cubin"`
 /// @return its words, e.g. {"ptxas", "-arch=sm_90", "a.ptx", "-o", "a.cubin"}
@@ -127,9 +128,9 @@ std::vector<std::string> split_arguments(std::string_view command);
 /// line, a `# comment`) is skipped. Lines end at `\n`; a `\r` before it
 /// (a file with CRLF line ends) is not part of the line, and the last line
 /// needs no line end. Lines are counted from 1, every line of the text
-/// included. A line whose text after `#$ ` starts with a name and `=`
-/// (`_NVVM_BRANCH_=nvvm`, `PATH=...`) is an environment variable; every other
-/// one is a Stage.
+/// included. A line whose text after `#$ ` starts with a name (letters,
+/// digits and `_`) and `=` (`_NVVM_BRANCH_=nvvm`, `PATH=...`) is an
+/// environment variable; every other one is a Stage.
 ///
 /// @param text the whole output
 /// @return the environment and the stages, in order

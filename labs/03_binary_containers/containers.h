@@ -117,7 +117,9 @@ struct ElfFile {
 };
 
 /// Reads an ELF64 little-endian file: the header, every section header, the
-/// section names and `.symtab` with its names.
+/// section names and `.symtab` with its names. The symbol table is the
+/// section of type SYMTAB (2), whatever its name; its names come from the
+/// string table its sh_link names.
 ///
 /// Throws FormatError (at the offsets FormatError lists) when the file is
 /// shorter than its header, is not ELF64 little-endian (e_ident), when

@@ -160,6 +160,12 @@ GpEntry decode_gp_entry(std::uint32_t entry0, std::uint32_t entry1);
 
 // ---------------------------------------------------------------------------
 // Part C: a CPU model of a channel
+//
+// The model's engine reads each QMD with chapter 07's decoder, and the tests
+// build their QMDs with chapter 07's encoder: the tests of a whole launch
+// (HostEngine.*, Channel.SeveralEntriesInFlight, Finale.*) pass only once
+// lab 07's codec is done. Before that they fail with whatever the model
+// makes of a QMD the starter decodes as zeros (a program address of 0).
 // ---------------------------------------------------------------------------
 
 /// USERD (Nvc56fControl in clc56f.h): GP_GET, the index of the next entry
@@ -459,7 +465,9 @@ class PushbufferBuilder {
   /// SET_INLINE_QMD_ADDRESS_A. A 96-word
   /// QMD sets INLINE_SIZE_384 in SET_INLINE_QMD_ADDRESS_A.
   /// @throws ChannelError when @p qmd is not 64 or 96 words or the address
-  ///         is not a multiple of 256 (or too large for its field)
+  ///         is not a multiple of 256, or, for a 96-word QMD, is 2^49 or
+  ///         more (its bits 48:40 go in SET_INLINE_QMD_ADDRESS_A's bits 8:0,
+  ///         beside INLINE_SIZE_384)
   void launch_inline(unsigned subchannel, std::span<const std::uint32_t> qmd, std::uint64_t qmd_address);
   /// A launch of a QMD already in memory at @p qmd_address (a multiple of
   /// 256): SEND_PCAS_A with the address >> 8, then SEND_SIGNALING_PCAS2_B

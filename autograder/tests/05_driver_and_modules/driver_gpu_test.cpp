@@ -126,7 +126,7 @@ TEST(DriverOnGpu, RefusesCubinsTheDeviceCannotRun) {
       got_sm = launchlab::driver::cubin_sm(cubin);
     } catch (const std::exception&) {
     }
-    RECORD_EQ(got_sm, sm) << "cubin_sm (null: it threw)";
+    RECORD_EQ(got_sm, sm) << "cubin_sm (null if it threw)";
     RECORD_EQ(driver_outcome([&] {
                 Module mine(cubin);
                 (void)launchlab::driver::get_function(mine, "store");

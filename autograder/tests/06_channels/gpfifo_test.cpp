@@ -51,7 +51,7 @@ std::array<std::uint32_t, 2> expected_words(const GpEntry& e) {
 TEST(GpEntry, TheFactsVector) {
   const GpEntry sub{0x1000002000, 10, GpLevel::Subroutine, false, false};
   RECORD_EQ(encoded(sub), gp_entry_text(0x2000, 0x2a10)) << encode_call(sub) << ": the two words, decoded";
-  RECORD_EQ(decoded(0x2000, 0x2a10), sub) << "decode_gp_entry(0x2000, 0x2a10) (null: it threw)";
+  RECORD_EQ(decoded(0x2000, 0x2a10), sub) << "decode_gp_entry(0x2000, 0x2a10) (null if it threw)";
   const GpEntry main{0x1000002000, 10, GpLevel::Main, false, false};
   RECORD_EQ(encoded(main), gp_entry_text(0x2000, 0x2810)) << encode_call(main) << ": the two words, decoded";
 }
@@ -69,7 +69,7 @@ TEST(GpEntry, FieldsSitAtTheHeadersBits) {
         << encode_call(e) << ": the two words, decoded";
     const auto words = expected_words(e);
     RECORD_EQ(decoded(words[0], words[1]), e) << "decode_gp_entry(" << hex(words[0], 8) << ", " << hex(words[1], 8)
-                                              << ") (null: it threw)";
+                                              << ") (null if it threw)";
   }
   // Bit 1 of ENTRY0 and bit 8 of ENTRY1 are no field of clc56f.h: decode ignores them.
   RECORD_EQ(decoded(0x2002, 0x2b10), (GpEntry{0x1000002000, 10, GpLevel::Subroutine, false, false}))

@@ -50,7 +50,7 @@ std::optional<MethodHeader> decoded(std::uint32_t word) {
 TEST(Method, SendPcasAOnSubchannelOneIs0x200120AD) {
   const MethodHeader send_pcas_a{SecOp::Inc, 1, 0x2b4, 1};
   RECORD_EQ(encoded(send_pcas_a), header_text(0x200120AD)) << encode_call(send_pcas_a) << ": the word, decoded";
-  RECORD_EQ(decoded(0x200120AD), send_pcas_a) << "decode_method_header(0x200120ad) (null: it threw)";
+  RECORD_EQ(decoded(0x200120AD), send_pcas_a) << "decode_method_header(0x200120ad) (null if it threw)";
 }
 
 TEST(Method, FieldsSitAtTheHeadersBits) {
@@ -62,7 +62,7 @@ TEST(Method, FieldsSitAtTheHeadersBits) {
           const MethodHeader h{op, sub, method, count};
           const std::uint32_t word = header_word(static_cast<std::uint32_t>(op), sub, method, count);
           RECORD_EQ(encoded(h), header_text(word)) << encode_call(h) << ": the word, decoded";
-          RECORD_EQ(decoded(word), h) << "decode_method_header(" << hex(word, 8) << ") (null: it threw)";
+          RECORD_EQ(decoded(word), h) << "decode_method_header(" << hex(word, 8) << ") (null if it threw)";
         }
       }
     }

@@ -88,7 +88,7 @@ TEST(Versions, AQmdOfTheWrongSizeIsRejected) {
     size = encode(q).size();
   } catch (const std::exception&) {
   }
-  RECORD_EQ(size, 96u) << "encode(a V04_00 Qmd): how many words (null: it threw)";
+  RECORD_EQ(size, 96u) << "encode(a V04_00 Qmd): how many words (null if it threw)";
 }
 
 TEST(RoundTrip, DecodeThenEncodeGivesBackTheCoveredBits) {
@@ -130,7 +130,7 @@ TEST(Units, ShiftedFieldsAreUndone) {
     const HeaderField size = header_field(v, "cbank0_size");
     set_bits(words, size.hi, size.lo, 0x21);
     RECORD_EQ(decoded(words, version_of(v)), zero_with(version_of(v), [](Qmd& q) { q.cbank0.size = 528; }))
-        << "decode(a " << version_name(v) << " QMD, all zero but " << describe(size) << " holding 0x21) (null: it threw)";
+        << "decode(a " << version_name(v) << " QMD, all zero but " << describe(size) << " holding 0x21) (null if it threw)";
   }
   // V04_00 and V05_00 keep the constant bank address in units of 64 bytes.
   for (unsigned v : {4u, 5u}) {
@@ -142,7 +142,7 @@ TEST(Units, ShiftedFieldsAreUndone) {
     RECORD_EQ(decoded(words, version_of(v)),
               zero_with(version_of(v), [](Qmd& q) { q.cbank0.address = ((1ull << 32) | 3) << 6; }))
         << "decode(a " << version_name(v) << " QMD, all zero but CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0) = 3 and "
-        << "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0) = 1) (null: it threw)";
+        << "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0) = 1) (null if it threw)";
   }
   {  // V03_00's constant bank address is in bytes.
     auto words = blank_qmd(3);
@@ -151,7 +151,7 @@ TEST(Units, ShiftedFieldsAreUndone) {
     RECORD_EQ(decoded(words, QmdVersion::V03_00),
               zero_with(QmdVersion::V03_00, [](Qmd& q) { q.cbank0.address = (1ull << 32) | 3; }))
         << "decode(a V03_00 QMD, all zero but CONSTANT_BUFFER_ADDR_LOWER(0) = 3 and CONSTANT_BUFFER_ADDR_UPPER(0) = 1; "
-        << "V03_00 keeps the address in bytes) (null: it threw)";
+        << "V03_00 keeps the address in bytes) (null if it threw)";
   }
   {  // V05_00: program address in units of 16 bytes, shared memory in units of 128.
     auto words = blank_qmd(5);
@@ -162,7 +162,7 @@ TEST(Units, ShiftedFieldsAreUndone) {
                 q.shared_memory = 384;
               }))
         << "decode(a V05_00 QMD, all zero but PROGRAM_ADDRESS_LOWER_SHIFTED4 = 0x10 and SHARED_MEMORY_SIZE_SHIFTED7 = 3) "
-        << "(null: it threw)";
+        << "(null if it threw)";
   }
   {  // The encoder scales back.
     Qmd q;
@@ -275,7 +275,7 @@ TEST(Fixtures, CommittedQmdsDecodeToTheirValues) {
     RECORD_SCOPE(std::string("fixtures/") + c.file);
     const auto words = fixture(c.file);
     RECORD_EQ(decoded(words, version_of(c.version)), c.values) << "decode(it, " << version_name(c.version)
-                                                               << ") (null: it threw)";
+                                                               << ") (null if it threw)";
     // The values the header's ranges read from the file, encoded again.
     std::optional<std::vector<std::string>> again;
     try {

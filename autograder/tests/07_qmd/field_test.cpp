@@ -58,7 +58,7 @@ TEST(Field, ReadsARangeInsideOneWord) {
   RECORD_SCOPE("read_field of 64 words, all zero but word 12 = 4096, word 13 = 0xbeef0001 and word 18 = 0xa0");
   words[12] = 4096;
   words[13] = 0xbeef0001;
-  RECORD_EQ(read(words, {583, 580}), 0xau) << "MW(583:580), bits 4..7 of word 18 (null: it threw)";
+  RECORD_EQ(read(words, {583, 580}), 0xau) << "MW(583:580), bits 4..7 of word 18 (null if it threw)";
   RECORD_EQ(read(words, {415, 384}), 4096u) << "MW(415:384), all of word 12";
   RECORD_EQ(read(words, {431, 416}), 1u) << "MW(431:416), the low half of word 13";
   RECORD_EQ(read(words, {447, 432}), 0xbeefu) << "MW(447:432), the high half of word 13";
@@ -74,7 +74,7 @@ TEST(Field, ReadsEveryRangeOfRandomWords) {
   for (unsigned lo = 0; lo < 8 * 32; lo += 3) {
     for (unsigned width = 1; width <= 64 && lo + width <= 8 * 32; width += 5) {
       const unsigned hi = lo + width - 1;
-      RECORD_EQ(read(words, {hi, lo}), get_bits(words, hi, lo)) << mw(hi, lo) << " (null: it threw)";
+      RECORD_EQ(read(words, {hi, lo}), get_bits(words, hi, lo)) << mw(hi, lo) << " (null if it threw)";
     }
   }
   // The widest and the last ranges exactly.
@@ -95,7 +95,7 @@ TEST(Field, WritesOnlyItsOwnBits) {
       const std::uint64_t value = (high << 32 | low) >> (64 - width);  // exactly width random bits
       RECORD_EQ(written(words, {hi, lo}, value), expected_words(words, hi, lo, value))
           << "write_field(" << mw(hi, lo) << ", " << value << ") into 8 random words: the words afterwards ([i] is "
-          << "word i, bits 32i to 32i + 31; null: it threw)";
+          << "word i, bits 32i to 32i + 31; null if it threw)";
     }
   }
 }
@@ -107,9 +107,9 @@ TEST(Field, WritesAllOnesAndZerosAtTheEdges) {
       const std::vector<std::uint32_t> zeros(4, 0), ones(4, 0xffffffffu);
       const std::uint64_t all = hi - lo == 63 ? ~0ull : ((1ull << (hi - lo + 1)) - 1);
       RECORD_EQ(written(zeros, {hi, lo}, all), expected_words(zeros, hi, lo, all))
-          << "write_field(" << mw(hi, lo) << ", all ones) into 4 zero words: the words afterwards (null: it threw)";
+          << "write_field(" << mw(hi, lo) << ", all ones) into 4 zero words: the words afterwards (null if it threw)";
       RECORD_EQ(written(ones, {hi, lo}, 0), expected_words(ones, hi, lo, 0))
-          << "write_field(" << mw(hi, lo) << ", 0) into 4 all-ones words: the words afterwards (null: it threw)";
+          << "write_field(" << mw(hi, lo) << ", 0) into 4 all-ones words: the words afterwards (null if it threw)";
     }
   }
 }

@@ -102,14 +102,14 @@ void check_decoder(const Codec& codec, const Rows& rows, unsigned version) {
     set_bits(words, f.hi, f.lo, f.all_ones());
     RECORD_EQ(decoded(codec, words), table_decode(words, rows, version))
         << codec.name << " of a " << version_name(version) << " QMD with only " << mw(f.hi, f.lo)
-        << " all ones, and QMD_MAJOR_VERSION, as the header's ranges read it (null: it threw)";
+        << " all ones, and QMD_MAJOR_VERSION, as the header's ranges read it (null if it threw)";
 
     auto inverse = std::vector<std::uint32_t>(words.size(), 0xffffffffu);
     set_bits(inverse, f.hi, f.lo, 0);
     set_bits(inverse, major.hi, major.lo, version);
     RECORD_EQ(decoded(codec, inverse), table_decode(inverse, rows, version))
         << codec.name << " of a " << version_name(version) << " QMD with every bit set but " << mw(f.hi, f.lo)
-        << " and QMD_MAJOR_VERSION's, as the header's ranges read it (null: it threw)";
+        << " and QMD_MAJOR_VERSION's, as the header's ranges read it (null if it threw)";
   }
 }
 
@@ -121,7 +121,7 @@ void check_encoder(const Codec& codec, const Rows& rows, unsigned version) {
   zero.version = version_of(version);
   RECORD_EQ(encoded(codec, zero, rows), set_bit_runs(blank_qmd(rows, version), rows))
       << "encoding " << qmd_text(zero, version)
-      << ": its set bits, which must be QMD_MAJOR_VERSION's alone (null: it threw)";
+      << ": its set bits, which must be QMD_MAJOR_VERSION's alone (null if it threw)";
 
   for (const auto& f : rows) {
     if (f.field == "major_version") continue;
@@ -132,7 +132,7 @@ void check_encoder(const Codec& codec, const Rows& rows, unsigned version) {
       auto expected = blank_qmd(rows, version);
       set_bits(expected, f.hi, f.lo, f.all_ones());
       return set_bit_runs(expected, rows);
-    }()) << "encoding " << qmd_text(q, version) << ", the largest value of this field: its set bits (null: it threw)";
+    }()) << "encoding " << qmd_text(q, version) << ", the largest value of this field: its set bits (null if it threw)";
   }
 
   std::vector<std::uint32_t> words(qmd_words(version_of(version)), 0xffffffffu);
@@ -158,7 +158,7 @@ TEST(Layout, ReadsEachFieldFromTheCourseHeaders) {
   for (unsigned v : {3u, 4u, 5u}) {
     RECORD_EQ(layout_of(course_header(version_of(v)), v), table_layout(header_fields(v), v))
         << "layout_from_header(the text of labs/07_qmd/headers/qmd_v0" << v << "_00.h, " << version_name(v)
-        << "): each member's MW(hi:lo) and SHIFTEDn (null: it threw)";
+        << "): each member's MW(hi:lo) and SHIFTEDn (null if it threw)";
   }
 }
 
@@ -180,7 +180,7 @@ TEST(Layout, TakesOnlyItsVersionAndItsExactNames) {
   RECORD_SCOPE("a header that defines V03_00, V04_01 and a made-up V04_00 layout; before each V04_00 field NAME, a "
                "NAME_RESUME at other bits, and XNVCBC0_QMDV04_00_NAME");
   RECORD_EQ(layout_of(text, 4), table_layout(moved, 4))
-      << "layout_from_header(it, V04_00): the ranges of NVCBC0_QMDV04_00_NAME alone (null: it threw)";
+      << "layout_from_header(it, V04_00): the ranges of NVCBC0_QMDV04_00_NAME alone (null if it threw)";
 
   Rows missing;
   for (const auto& f : header_fields(5)) {
@@ -208,7 +208,7 @@ TEST(Layout, CodecUsesTheRangesTheHeaderGives) {
     RECORD_SCOPE("a header of a made-up " + version_name(v) + " layout (the same names at other bits)");
     const std::optional<Layout> layout = layout_of(text, v);
     RECORD_EQ(layout, table_layout(moved, v))
-        << "layout_from_header(it, " << version_name(v) << ") (null: it threw); the header:\n" << text;
+        << "layout_from_header(it, " << version_name(v) << ") (null if it threw); the header:\n" << text;
     check_decoder(with_layout(layout, v), moved, v);
     check_encoder(with_layout(layout, v), moved, v);
   }

@@ -48,7 +48,7 @@ TEST(Notation, ReadsEveryDefineOfTheCourseHeaders) {
     const std::string text(course_header(version_of(v)));
     RECORD_EQ(parsed(text), reference_defines(text))
         << "parse_mw_defines of labs/07_qmd/headers/qmd_v0" << v << "_00.h: its MW defines in order, each as "
-        << "NAME MW(hi:lo) or NAME(i) MW((base+(i)*step):(base+(i)*step)) (null: it threw)";
+        << "NAME MW(hi:lo) or NAME(i) MW((base+(i)*step):(base+(i)*step)) (null if it threw)";
   }
 }
 
@@ -64,7 +64,7 @@ TEST(Notation, ReadsIndexedFormulasAndSpacing) {
       "#define NVCDC0_QMDV05_01_SUB_TASK_CONSTANT_BANK_ADDR_LOWER_SHIFTED6(i, j) MW(( 991 + (j)*64 + (i)*416 ):(960+(i)*416+(j)*64))\n"
       "#define NVCDC0_QMDV05_00_LAST MW(0:0)";
   RECORD_EQ(parsed(text), reference_defines(text))
-      << "parse_mw_defines of:" << numbered(text) << "\nits MW defines in order (null: it threw)";
+      << "parse_mw_defines of:" << numbered(text) << "\nits MW defines in order (null if it threw)";
 }
 
 TEST(Notation, SkipsWhatIsNotAnMwDefine) {
@@ -82,7 +82,7 @@ TEST(Notation, SkipsWhatIsNotAnMwDefine) {
       "#define NVCBC0_QMDV04_00_RELEASE_ENABLE_TRUE 0x00000001\n"
       "#endif // __CLCBC0QMD_H__\n";
   RECORD_EQ(parsed(text), reference_defines(text))
-      << "parse_mw_defines of:" << numbered(text) << "\nits MW defines, which are only those of line 8 (null: it threw)";
+      << "parse_mw_defines of:" << numbered(text) << "\nits MW defines, which are only those of line 8 (null if it threw)";
 }
 
 TEST(Notation, MalformedDefinesThrowWithTheirLine) {

@@ -49,8 +49,8 @@ TEST(OpenGpuDoc, ReadsEveryDefineOfNvidiasHeaders) {
       got.reset();
     }
     RECORD_EQ(got ? std::optional<std::size_t>(got->size()) : std::nullopt, reference_defines(text).size())
-        << "how many MW defines parse_mw_defines reads (null: it threw)";
-    RECORD_EQ(got, reference_defines(text)) << "its MW defines in order (null: it threw)";
+        << "how many MW defines parse_mw_defines reads (null if it threw)";
+    RECORD_EQ(got, reference_defines(text)) << "its MW defines in order (null if it threw)";
   }
 }
 
@@ -65,7 +65,7 @@ TEST(OpenGpuDoc, NvidiasHeadersGiveTheTablesLayouts) {
     }
     RECORD_EQ(got, table_layout(header_fields(v), v))
         << "layout_from_header(NVIDIA's " << file << ", " << version_name(v)
-        << "): the ranges of the course's table (null: it threw)";
+        << "): the ranges of the course's table (null if it threw)";
   }
 }
 
