@@ -170,10 +170,10 @@ std::string student_readme(const std::vector<Lab>& labs, const nlohmann::json& m
          "edition was exported (on "
       << (gpu.empty() ? std::string("a machine without a GPU") : gpu) << ", nvcc "
       << manifest["made_on"].value("nvcc", "?")
-      << "), and `test` and `grade` compare the two.\n";
+      << "),\nand `test` and `grade` compare the two.\n";
   if (by_grader > 0) {
-    out << by_grader
-        << " tests cannot be judged from a file (their figures are measured against a\n"
+    out << "Of the tests, " << by_grader
+        << " cannot be judged from a file (their figures are measured against a\n"
            "reference in the same run, or they need a GPU the export did not have): they\n"
            "say \"judged by the course's grader\" and count neither way here.\n";
   }
