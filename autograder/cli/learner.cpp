@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "launchlab/cli/progress.h"
+#include "launchlab/grader/expectations.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -123,9 +124,17 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
         << "` lists them all.\n";
     return 2;
   }
+  // A student edition has no solutions: its expectations stand in for the reference program.
+  const std::optional<Expectations> edition = find_expectations(ctx.root);
+  if (edition && options.solution) {
+    out << "This is a student edition of the course: it has no solutions to run the tests on.\n";
+    return 2;
+  }
   std::string target = lab.test_binary_name() + (options.solution ? "_solution" : "");
   std::cerr << "Building " << target << " ..." << std::endl;
-  if (run_visible({"cmake", "--build", ctx.build.string(), "--target", target, lab.reference_binary_name()}) != 0) {
+  std::vector<std::string> build_command = {"cmake", "--build", ctx.build.string(), "--target", target};
+  if (!edition) build_command.push_back(lab.reference_binary_name());
+  if (run_visible(build_command) != 0) {
     out << "\n" << lab.slug << " did not compile: the compiler's messages are above.\n";
     return 1;
   }
@@ -135,6 +144,7 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
   // The cached reference transcript is the whole lab's: a run of some tests only makes its own.
   if (options.only.empty()) settings.reference_cache = ctx.build / "run" / (lab.slug + ".reference-transcript");
   fs::create_directories(ctx.build / "run");
+  if (edition) use_expectations(*edition, lab, capabilities, settings);
   auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
                                capabilities, ctx.build / "run" / target, settings);
 

@@ -22,9 +22,13 @@
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
+#include "doctor.h"
 #include "grade_class.h"
 #include "learner.h"
+#include "inspect_command.h"
+#include "launchlab/grader/expectations.h"
 #include "lint.h"
+#include "student_edition.h"
 
 namespace fs = std::filesystem;
 using namespace launchlab::grader;
@@ -259,64 +263,6 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   return failure.empty() && full_marks(results) ? 0 : 1;
 }
 
-std::string first_line_of(const std::vector<std::string>& argv) {
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(20);
-  try {
-    RunOutcome outcome = run_limited(argv, {}, {}, limits);
-    if (!outcome.exited_cleanly()) return "";
-    std::istringstream lines(outcome.output);
-    std::string line, last;
-    while (std::getline(lines, line)) {
-      if (!line.empty()) last = line;
-    }
-    return last;
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
-int command_doctor(const Context& ctx) {
-  Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
-  fs::path cuda_bin = LAUNCHLAB_CUDA_BIN_DIR;
-  auto show = [](const std::string& what, const std::string& value) {
-    std::cout << "  " << std::left << std::setw(16) << what << (value.empty() ? "not found" : value) << "\n";
-  };
-  std::cout << "launchlab doctor\n\n";
-  show("nvcc", first_line_of({(cuda_bin / "nvcc").string(), "--version"}));
-  show("GPU", capabilities.gpu ? capabilities.gpu_detail : "none (" + capabilities.gpu_detail + ")");
-  int driver = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
-    show("CUDA driver", "supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
-  } else {
-    show("CUDA driver", "");
-  }
-  for (const auto& [tool, found] : capabilities.tools) show(tool, found ? "installed" : "");
-  show("cmake", first_line_of({"cmake", "--version"}).empty() ? "" : "installed");
-  show("architectures", std::string(LAUNCHLAB_CUDA_ARCHITECTURES) + " (test, watch); " +
-                            LAUNCHLAB_GRADE_CUDA_ARCHITECTURES + " (grade)");
-  show("build folder", ctx.build.string());
-
-  std::cout << "\nWhat can be graded here:\n";
-  for (const auto& lab : load_course(ctx.root)) {
-    int here = 0, total = 0;
-    for (const auto& test : lab.tests) {
-      total += test.points;
-      if (!capabilities.unmet_need(test)) here += test.points;
-    }
-    // The checks under compute-sanitizer need their test's needs and the tool.
-    for (const auto& check : lab.sanitizer_checks()) {
-      total += check.points;
-      const bool sanitizer = capabilities.tools.count("compute-sanitizer") && capabilities.tools.at("compute-sanitizer");
-      auto test = std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == check.test; });
-      if (sanitizer && !capabilities.unmet_need(*test)) here += check.points;
-    }
-    std::cout << "  " << std::left << std::setw(24) << lab.slug << here << " of " << total << " points"
-              << (here < total ? " (the rest need a GPU or a CUDA tool)" : "") << "\n";
-  }
-  return 0;
-}
-
 int command_docs(const Context& ctx) {
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", "docs"}) != 0) {
     std::cout << "The docs did not build; the messages above say why (and what to install, when a tool is missing).\n";
@@ -334,16 +280,9 @@ int command_check(const Context& ctx) {
 }
 
 /// Builds the inspect tools from the learner's labs (the solutions' in the
-/// reference build) and hands over to them.
+/// reference build) and hands over to them (inspect_command.h).
 int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
-  RunLimits limits;
-  limits.timeout = std::chrono::minutes(15);
-  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_inspect"}, {}, {}, limits);
-  if (!built.exited_cleanly()) {
-    std::cerr << built.output << "\nThe inspect tools are built from your labs, and one of them does not compile "
-                 "(the messages above say where).\n";
-    return 1;
-  }
+  if (auto stop = launchlab::cli::prepare_inspect(ctx.root, ctx.build, args)) return *stop;
   std::vector<std::string> argv = {(ctx.build / "autograder" / "inspect" / "launchlab-inspect").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_visible_quietly(argv);
@@ -366,7 +305,9 @@ int command_trace(const Context& ctx, const std::vector<std::string>& args) {
 
 int command_lint(const Context& ctx) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
-  auto problems = launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
+  auto problems = launchlab::cli::is_student_edition(ctx.root)
+                      ? launchlab::cli::lint_student_edition(ctx.root, ctx.build, capabilities)
+                      : launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
   for (const auto& problem : problems) std::cout << "lint: " << problem << "\n";
   std::cout << (problems.empty() ? "lint: the course is consistent\n"
                                  : "lint: " + std::to_string(problems.size()) + " problem(s)\n");
@@ -426,6 +367,8 @@ int main(int argc, char** argv) {
   launchlab::cli::GradeClassArguments grade_class_arguments;
   CLI::App& grade_class = launchlab::cli::define_grade_class(app, grade_class_arguments, course.lab_number(false));
   CLI::App& doctor = *app.add_subcommand("doctor", "what this machine can build and grade")->group("Grading");
+  launchlab::cli::ExportStudentArguments export_student_arguments;
+  CLI::App& export_student = launchlab::cli::define_export_student(app, export_student_arguments);
 
   CLI::App& check = *app.add_subcommand("check", "build everything and run the course's own tests")->group("The course itself");
   CLI::App& lint = *app.add_subcommand("lint", "check labs, metadata, chapter tables, starters and solutions")->group("The course itself");
@@ -460,7 +403,14 @@ int main(int argc, char** argv) {
     if (hint.parsed()) return launchlab::cli::command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
     if (grade_class.parsed()) return launchlab::cli::command_grade_class(ctx.root, ctx.build, grade_class_arguments);
-    if (doctor.parsed()) return command_doctor(ctx);
+    if (doctor.parsed()) {
+      return launchlab::cli::command_doctor(ctx.root, ctx.build, LAUNCHLAB_CUDA_BIN_DIR,
+                                            std::string(LAUNCHLAB_CUDA_ARCHITECTURES) + " (test, watch); " +
+                                                LAUNCHLAB_GRADE_CUDA_ARCHITECTURES + " (grade)");
+    }
+    if (export_student.parsed()) {
+      return launchlab::cli::command_export_student(ctx.root, ctx.build, LAUNCHLAB_CUDA_ARCHITECTURES, export_student_arguments);
+    }
     if (docs.parsed()) return command_docs(ctx);
     if (check.parsed()) return command_check(ctx);
     if (lint.parsed()) return command_lint(ctx);

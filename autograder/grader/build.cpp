@@ -197,8 +197,9 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   TrustedBuild trusted;
   trusted.build_dir = build_dir;
   const RunLimits limits = build_limits(settings);
-  RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted", {"-DLAUNCHLAB_WITH_SOLUTIONS=ON"},
-                                                      settings.cmake_args),
+  const std::string solutions = settings.without_reference ? "OFF" : "ON";
+  RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted",
+                                                      {"-DLAUNCHLAB_WITH_SOLUTIONS=" + solutions}, settings.cmake_args),
                                     build_dir, limits, Sandbox{});
   if (!configured.exited_cleanly()) {
     trusted.configure_problem = "the course could not be configured (" + configured.describe(limits) + "):\n" +
@@ -215,9 +216,9 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
     return trusted;
   }
   for (const auto& lab : labs) {
-    RunOutcome built = run_limited({"cmake", "--build", build_dir.string(), "--target", lab.reference_binary_name(),
-                                    "lab_" + lab.slug + "_exercise_tests"},
-                                   build_dir, {}, limits);
+    std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", "lab_" + lab.slug + "_exercise_tests"};
+    if (!settings.without_reference) command.push_back(lab.reference_binary_name());
+    RunOutcome built = run_limited(command, build_dir, {}, limits);
     if (!built.exited_cleanly()) {
       trusted.failed[lab.slug] = "the lab's tests or reference did not build (" + built.describe(limits) + "):\n" +
                                  build_errors(built.output, course.root);

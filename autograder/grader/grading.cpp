@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "launchlab/grader/expectations.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::grader {
@@ -182,7 +183,16 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   if (labs.empty()) throw std::runtime_error("no lab to grade");
   if (!options.private_tests.empty()) add_private_tests(options.private_tests, labs);
 
+  // A student edition holds no solutions: the expectations exported with it
+  // stand in for the reference programs.
+  const std::optional<Expectations> expectations = find_expectations(course.root);
+  if (expectations && (!options.seed.empty() || !options.private_tests.empty())) {
+    throw std::runtime_error("this is a student edition: its expectations are the public tests' with their own inputs, "
+                             "so it takes neither --seed nor --private-tests (the course's grader does)");
+  }
+
   BuildSettings build;
+  build.without_reference = expectations.has_value();
   build.cmake_args = options.cmake_args;
   build.timeout_seconds = options.build_timeout_seconds;
   build.sandbox = options.sandbox;
@@ -246,6 +256,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     settings.sandbox = options.sandbox;
     settings.test_data = data_dir;
     if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
+    if (expectations) use_expectations(*expectations, lab, capabilities, settings);
     result.tests = run_lab_tests(lab,
                                  {learner.build_dir / "tests" / lab.test_binary_name(),
                                   trusted.build_dir / "tests" / lab.reference_binary_name()},

@@ -191,17 +191,61 @@ std::vector<std::string> GuardedFiles::restore_changed() {
   return restored;
 }
 
+namespace {
+
+RunLimits lab_limits(const Lab& lab) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(lab.timeout_seconds);
+  return limits;
+}
+
+std::vector<std::string> test_environment(const RunSettings& settings) {
+  std::vector<std::string> environment = {"GTEST_COLOR=no"};
+  environment.insert(environment.end(), settings.environment.begin(), settings.environment.end());
+  return environment;
+}
+
+void make_reference_scratch(const fs::path& scratch) {
+  std::error_code ignored;
+  fs::create_directories(scratch, ignored);
+  fs::permissions(scratch, fs::perms::owner_all, ignored);
+}
+
+/// The reference's half read from a student edition's expectations.
+ProgramRuns read_expectations(const Lab& lab, const fs::path& file) {
+  ProgramRuns runs;
+  if (!fs::is_regular_file(file)) {
+    for (const auto& test : lab.tests) runs.why_missing[test.name] = "this edition has no expectations for " + lab.slug;
+    return runs;
+  }
+  std::ifstream in(file, std::ios::binary);
+  runs.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  runs.transcript = parse_transcript(runs.text);
+  for (const auto& test : lab.tests) {
+    if (!runs.transcript.tests.count(test.name)) runs.why_missing[test.name] = "the expectations hold no transcript of it";
+  }
+  return runs;
+}
+
+}  // namespace
+
+ReferenceRun run_reference_program(const Lab& lab, const fs::path& program, const fs::path& scratch,
+                                   const RunSettings& settings) {
+  make_reference_scratch(scratch);
+  std::vector<std::string> tampering;
+  ProgramRuns runs = run_program(lab, program, scratch, test_environment(settings), lab_limits(lab), Sandbox{}, nullptr,
+                                 tampering, "the reference's");
+  return {std::move(runs.text), std::move(runs.why_missing)};
+}
+
 std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& programs, const Capabilities& capabilities,
                                       const fs::path& scratch, const RunSettings& settings) {
   std::error_code ignored;
   fs::create_directories(scratch / "learner", ignored);
-  fs::create_directories(scratch / "reference", ignored);
-  fs::permissions(scratch / "reference", fs::perms::owner_all, ignored);
+  make_reference_scratch(scratch / "reference");
 
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(lab.timeout_seconds);
-  std::vector<std::string> environment = {"GTEST_COLOR=no"};
-  environment.insert(environment.end(), settings.environment.begin(), settings.environment.end());
+  const RunLimits limits = lab_limits(lab);
+  std::vector<std::string> environment = test_environment(settings);
 
   // Gradings side by side on one host (grade-class) take turns on the GPU:
   // LAUNCHLAB_GPU_LOCK names a lock file held around both programs of a lab
@@ -231,7 +275,10 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     return key + "\n";
   }();
   bool cached = false;
-  if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
+  if (!settings.expectations.empty()) {
+    reference = read_expectations(lab, settings.expectations);
+    cached = true;
+  } else if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
     std::ifstream in(settings.reference_cache, std::ios::binary);
     std::string key_line, text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (text.starts_with(cache_key)) {
@@ -266,9 +313,22 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }
 
+  // Expectations made elsewhere may hold a test this machine cannot run (a
+  // GPU test made on a GPU): the judge hears of it as a reference that
+  // skipped it here, and says what it needs.
+  TestTranscript skipped_here;
+  skipped_here.ended = skipped_here.skipped = true;
   std::vector<TestResult> results;
   for (const auto& test : lab.tests) {
-    results.push_back(judge_test(test, evidence_of(reference, test.name), evidence_of(learner, test.name), capabilities));
+    TestEvidence expected = evidence_of(reference, test.name);
+    if (!settings.expectations.empty() && capabilities.unmet_need(test)) expected = {&skipped_here, {}};
+    results.push_back(judge_test(test, expected, evidence_of(learner, test.name), capabilities));
+    // What a file cannot judge is neither passed nor failed.
+    auto elsewhere = settings.judged_by_grader.find(test.name);
+    if (elsewhere != settings.judged_by_grader.end() && !capabilities.unmet_need(test)) {
+      results.back() = {test.name, 0, test.points, TestStatus::not_graded,
+                        "judged by the course's grader, not here: " + elsewhere->second};
+    }
   }
 
   // The passed GPU tests once more under compute-sanitizer (sanitize.h): the

@@ -8,10 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "launchlab/cli/arguments.h"
+#include "fixture_course.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/process.h"
 
@@ -300,4 +305,108 @@ TEST_F(LearnerCourse, LintRefusesAHintNumberThatIsNoHintAndAHintNoTestNames) {
             std::string::npos)
       << linted.output;
   EXPECT_NE(linted.output.find("00_alpha: hint 2 is named by no test"), std::string::npos) << linted.output;
+}
+
+TEST_F(Cli, DoctorPrintsVersionsAndBlamesNoDriverThatIsNotThere) {
+  RunOutcome outcome = launchlab({"doctor"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(outcome.output.find("Cuda compilation tools"), std::string::npos) << "a build string, not a version:\n"
+                                                                            << outcome.output;
+  for (const char* tool : {"nvcc", "cmake", "g\\+\\+", "ninja"}) {
+    const std::regex version(std::string("\n  ") + tool + R"( +[0-9]+\.[0-9]+(\.[0-9]+)*)");
+    EXPECT_TRUE(std::regex_search(outcome.output, version)) << tool << " has no version in:\n" << outcome.output;
+  }
+  if (!fs::exists("/proc/driver/nvidia/version")) {
+    EXPECT_NE(outcome.output.find("no NVIDIA driver here"), std::string::npos) << outcome.output;
+  }
+  for (const char* command : {"\n  test ", "\n  grade ", "\n  docs ", "\n  inspect ", "\n  trace "}) {
+    EXPECT_NE(outcome.output.find(command), std::string::npos) << command << " is not said in:\n" << outcome.output;
+  }
+}
+
+// ------------------------------------------------------------ the student edition
+
+namespace {
+
+RunOutcome launchlab_on(const fs::path& course, const fs::path& build, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {LAUNCHLAB_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(10);
+  return run_limited(argv, {}, {"LAUNCHLAB_ROOT=" + course.string(), "LAUNCHLAB_BUILD_DIR=" + build.string()}, limits);
+}
+
+}  // namespace
+
+// The fixture course exported as students get it: not one solution file goes
+// with it, and its own grade, from the expectations alone, judges the
+// starters below full marks and the solutions (handed in as a submission)
+// at full marks.
+TEST(StudentEdition, HoldsNoSolutionAndItsGradeJudgesFromTheExpectations) {
+  using namespace launchlab::selftest;
+  const fs::path work = fresh_temp_dir("student-edition");
+  const fs::path course = work / "course";
+  compose_fixture_course(course);
+  commit_all(course, "the fixture course");
+  const fs::path build = work / "course-build";
+
+  write_text(work / "taken" / "notes.txt", "an instructor's notes\n");
+  RunOutcome refused = launchlab_on(course, build, {"export-student", (work / "taken").string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("not an empty folder"), std::string::npos) << refused.output;
+
+  // An uncommitted edit is not the course.
+  write_text(course / "labs" / "00_alpha" / "uncommitted.txt", "not committed\n");
+  const fs::path edition = work / "edition";
+  RunOutcome exported = launchlab_on(course, build, {"export-student", edition.string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_FALSE(fs::exists(edition / "labs" / "00_alpha" / "uncommitted.txt"));
+  EXPECT_FALSE(fs::exists(edition / "solutions"));
+  std::map<std::string, fs::path> solution_texts;
+  for (const auto& entry : fs::recursive_directory_iterator(course / "solutions")) {
+    if (entry.is_regular_file()) solution_texts[read_text(entry.path())] = entry.path();
+  }
+  ASSERT_FALSE(solution_texts.empty());
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(edition)) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    auto same = solution_texts.find(read_text(entry.path()));
+    EXPECT_EQ(same, solution_texts.end()) << entry.path() << " holds the text of " << same->second;
+  }
+  EXPECT_GT(files, 10);
+  EXPECT_TRUE(fs::is_regular_file(edition / "expectations" / "00_alpha.transcript"));
+  EXPECT_NE(read_text(edition / "README.md").find("./launchlab test 00"), std::string::npos);
+
+  const fs::path edition_build = work / "edition-build";
+  auto grade = [&](const std::vector<std::string>& extra, const fs::path& json_path) {
+    std::vector<std::string> args = {"grade", "--json", json_path.string(), "--work", (work / "grading").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunOutcome run = launchlab_on(edition, edition_build, args);
+    nlohmann::json results = nlohmann::json::parse(read_text(json_path), nullptr, false);
+    return std::make_pair(run, results);
+  };
+  auto [starters, starter_results] = grade({}, work / "starters.json");
+  EXPECT_EQ(starters.exit_code, 1) << starters.output;
+  ASSERT_TRUE(starter_results.is_object()) << starters.output;
+  int judged = 0, passed_points = 0, judged_points = 0;
+  for (const auto& test : starter_results["tests"]) {
+    const std::string status = test.value("status", "");
+    const std::string outcome = test.contains("extra_data") ? test["extra_data"].value("outcome", "") : "";
+    if (outcome == "passed" || outcome == "failed") {
+      ++judged;
+      judged_points += test.value("max_score", 0);
+      passed_points += test.value("score", 0);
+    }
+  }
+  EXPECT_GT(judged, 0) << "the edition graded nothing:\n" << starters.output;
+  EXPECT_LT(passed_points, judged_points) << starters.output;
+
+  auto [solutions, solution_results] = grade({"--submission", (course / "solutions").string()}, work / "solutions.json");
+  EXPECT_EQ(solutions.exit_code, 0) << "the solutions, graded from the expectations, lose points:\n" << solutions.output;
+
+  // The edition keeps the course's own commands honest: no solutions to run.
+  RunOutcome solution = launchlab_on(edition, edition_build, {"test", "00", "--solution"});
+  EXPECT_EQ(solution.exit_code, 2) << solution.output;
+  fs::remove_all(work);
 }

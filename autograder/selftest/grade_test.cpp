@@ -27,75 +27,20 @@
 #include <nlohmann/json.hpp>
 
 #include "launchlab/cli/progress.h"
+#include "fixture_course.h"
 #include "launchlab/grader/process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace launchlab::grader;
+using namespace launchlab::selftest;
 
 namespace {
 
-const fs::path kSource = LAUNCHLAB_SOURCE_DIR;
-const fs::path kSelftest = LAUNCHLAB_SELFTEST_DIR;
-const fs::path kFixture = kSelftest / "fixture_course";
 /// Kept between runs, like an instructor's build folder: the trusted parts
 /// built there are rebuilt only where the committed course changed.
 const fs::path kFixtureBuild = fs::path(LAUNCHLAB_SELFTEST_BUILD_DIR) / "fixture-grading";
 const fs::path kCourseBuild = fs::path(LAUNCHLAB_SELFTEST_BUILD_DIR) / "course-grading";
-
-fs::path fresh_temp_dir(const std::string& tag) {
-  std::random_device entropy;
-  fs::path dir = fs::temp_directory_path() /
-                 ("launchlab-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(entropy()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-void run_or_fail(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env = {}) {
-  RunLimits limits;
-  limits.timeout = std::chrono::minutes(2);
-  RunOutcome outcome = run_limited(argv, cwd, env, limits);
-  ASSERT_TRUE(outcome.exited_cleanly()) << argv[0] << " " << argv[1] << " " << outcome.describe(limits) << ":\n"
-                                        << outcome.output;
-}
-
-/// Commits every file of `dir` (a new repository the first time) by a fixed
-/// author at a fixed time: the same files make the same revision in every
-/// process, and the trusted part built for that revision is reused.
-void commit_all(const fs::path& dir, const std::string& message, const std::string& date = "2025-01-01T00:00:00Z") {
-  const std::vector<std::string> env = {"GIT_AUTHOR_NAME=launchlab selftest", "GIT_AUTHOR_EMAIL=selftest@launchlab",
-                                        "GIT_COMMITTER_NAME=launchlab selftest", "GIT_COMMITTER_EMAIL=selftest@launchlab",
-                                        "GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date, "GIT_CONFIG_NOSYSTEM=1"};
-  if (!fs::exists(dir / ".git")) run_or_fail({"git", "-c", "init.defaultBranch=main", "init", "-q"}, dir, env);
-  run_or_fail({"git", "add", "-A"}, dir, env);
-  run_or_fail({"git", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message},
-              dir, env);
-}
-
-/// The fixture course made whole in `into`: the course's own build (its
-/// top-level CMakeLists.txt, cmake/, the course model that reads lab.toml,
-/// the test support) beside the fixture's labs, solutions and tests. Not
-/// committed yet.
-void compose_fixture_course(const fs::path& into, fs::copy_options how = fs::copy_options::recursive) {
-  for (const char* shared : {"CMakeLists.txt", "cmake", "autograder/CMakeLists.txt", "autograder/course",
-                             "autograder/support", "labs/CMakeLists.txt"}) {
-    fs::create_directories((into / shared).parent_path());
-    fs::copy(kSource / shared, into / shared, how);
-  }
-  fs::copy(kFixture, into, how);
-}
 
 /// A member of a JSON object, or the fallback when there is no such member.
 template <class T>

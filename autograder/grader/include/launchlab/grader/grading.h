@@ -90,7 +90,28 @@ struct RunSettings {
   /// The tests' data without their sources, handed to the learner's program
   /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
   std::filesystem::path test_data;
+  /// A student edition's expectations (expectations.h): the reference's
+  /// transcript made when the course was exported, read instead of running
+  /// a reference program (empty: the reference program runs).
+  std::filesystem::path expectations;
+  /// Tests that a file of expectations cannot judge (figures measured against
+  /// a reference in the same run, GPU tests exported without a GPU), and why:
+  /// reported as judged by the course's grader, neither passed nor failed.
+  std::map<std::string, std::string> judged_by_grader;
 };
+
+/// What the reference program of a lab recorded, run as run_lab_tests runs
+/// it: its transcript's text (every run's, one after the other) and, for each
+/// test it did not finish, why.
+struct ReferenceRun {
+  std::string text;
+  std::map<std::string, std::string> why_missing;
+};
+
+/// Runs the reference program of a lab over all its tests, in scratch,
+/// with the environment run_lab_tests gives it (settings.environment).
+ReferenceRun run_reference_program(const Lab& lab, const std::filesystem::path& program,
+                                   const std::filesystem::path& scratch, const RunSettings& settings = {});
 
 /// Runs both programs of a lab under the lab's limits in scratch/ and judges
 /// every test of lab.toml (judge.h), in its order. A crash, hang, flood or

@@ -85,6 +85,9 @@ struct BuildSettings {
   std::vector<std::string> cmake_args;   ///< extra -D options
   int timeout_seconds = 900;
   Sandbox sandbox;                       ///< where the learner's part is built
+  /// A student edition: no solutions, so the trusted part builds no
+  /// reference programs (its expectations stand in for them).
+  bool without_reference = false;
 };
 
 /// The trusted part, built from the committed course alone: each lab's

@@ -1,0 +1,105 @@
+// `launchlab inspect`: the tools the learner's labs become, built with the
+// build's progress shown, and never run on a lab that is still its starter.
+#include "inspect_command.h"
+
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "launchlab/cli/progress.h"
+#include "launchlab/grader/grading.h"
+#include "launchlab/grader/stages.h"
+#include "versions.h"
+
+namespace launchlab::cli {
+namespace fs = std::filesystem;
+using namespace launchlab::grader;
+
+namespace {
+
+/// The labs whose code a tool of `slug` runs: the lab and those its
+/// CMakeLists.txt names in USES_LABS (06's tools decode QMDs with 07's code).
+std::vector<std::string> labs_run_by(const fs::path& root, const std::string& slug) {
+  std::vector<std::string> labs = {slug};
+  const std::string cmake = read_text(root / "labs" / slug / "CMakeLists.txt");
+  std::smatch uses;
+  if (std::regex_search(cmake, uses, std::regex(R"(USES_LABS([^)]*))"))) {
+    static const std::regex kSlug(R"([0-9]{2}_[a-z0-9_]+)");
+    const std::string listed = uses[1].str();
+    for (std::sregex_iterator it(listed.begin(), listed.end(), kSlug), end; it != end; ++it) labs.push_back(it->str());
+  }
+  return labs;
+}
+
+/// Whether every student file of the lab is as the course's last commit has
+/// it (the starter, untouched); false when that cannot be told.
+bool still_the_starter(const fs::path& root, const Lab& lab) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(20);
+  for (const auto& file : lab.student_files) {
+    const std::string path = "labs/" + lab.slug + "/" + file;
+    RunOutcome shown = run_limited({"git", "-C", root.string(), "show", "HEAD:" + path}, {}, {}, limits);
+    if (!shown.exited_cleanly() || shown.output != read_text(root / path)) return false;
+  }
+  return !lab.student_files.empty();
+}
+
+/// The lab of a tool, from the tools' own list: "  qmd  ... (lab 07_qmd)".
+std::string lab_of_tool(const fs::path& program, const std::string& tool) {
+  std::istringstream lines(output_of({program.string(), "help"}));
+  std::string line;
+  const std::regex kLab(R"(\(lab ([0-9]{2}_[a-z0-9_]+)\))");
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string first;
+    std::smatch lab;
+    if (words >> first && first == tool && std::regex_search(line, lab, kLab)) return lab[1].str();
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, const std::vector<std::string>& args) {
+  std::cerr << "launchlab inspect: building the tools from your labs (the first time takes minutes)" << std::endl;
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(15);
+  // Ninja's own progress, a line per step, as it comes.
+  RunWatch progress = [](std::string_view output, double) -> std::optional<std::string> {
+    std::cerr << output << std::flush;
+    return std::nullopt;
+  };
+  RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", "launchlab_inspect"}, {}, {}, limits, progress);
+  if (!built.exited_cleanly()) {
+    std::cerr << "\nThe inspect tools are built from your labs, and one of them does not compile "
+                 "(the messages above say where).\n";
+    return 1;
+  }
+  const fs::path program = build / "autograder" / "inspect" / "launchlab-inspect";
+  const bool reference_build = read_text(build / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
+  if (!args.empty() && !reference_build) {
+    if (const std::string slug = lab_of_tool(program, args.front()); !slug.empty()) {
+      const std::vector<Lab> labs = load_course(root);
+      for (const auto& used : labs_run_by(root, slug)) {
+        const auto lab = find_lab(labs, used);
+        if (!lab) continue;
+        if (still_the_starter(root, *lab)) {
+          std::cout << "launchlab inspect " << args.front() << " runs your lab " << lab->number() << " (" << lab->slug
+                    << "), which is still its starter: what it printed would be the starter's zeros and placeholders.\n"
+                    << "Solve lab " << lab->number() << " first (`launchlab test " << lab->number() << "`).\n";
+          return 1;
+        }
+        const auto progress_of = read_progress(progress_folder(root), lab->slug);
+        if (progress_of.last && progress_of.last->points < progress_of.last->gradable) {
+          std::cerr << "launchlab inspect: your lab " << lab->number() << " did not pass every test in its last run ("
+                    << describe(*progress_of.last) << "): what the tool prints may be wrong.\n";
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace launchlab::cli
