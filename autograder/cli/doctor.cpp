@@ -78,7 +78,7 @@ std::string driver_version() {
 }
 
 void show(const std::string& what, const std::string& value, const std::string& otherwise = "not found") {
-  std::cout << "  " << std::left << std::setw(16) << what << (value.empty() ? otherwise : value) << "\n";
+  std::cout << "  " << std::left << std::setw(19) << what << (value.empty() ? otherwise : value) << "\n";
 }
 
 }  // namespace
