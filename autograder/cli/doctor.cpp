@@ -140,15 +140,11 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
     // A check under compute-sanitizer needs its test's needs and the tool.
     for (const auto& check : lab.sanitizer_checks()) {
       total += check.points;
-      auto test = std::find_if(lab.tests.begin(), lab.tests.end(), [&](const LabTest& t) { return t.name == check.test; });
-      const bool sanitizer = capabilities.tools.count("compute-sanitizer") && capabilities.tools.at("compute-sanitizer");
-      if (auto need = test == lab.tests.end() ? std::nullopt : capabilities.unmet_need(*test)) {
-        points_needing[*need] += check.points;
-      } else if (!sanitizer) {
-        points_needing["compute-sanitizer"] += check.points;
-      } else {
-        here += check.points;
-      }
+      LabTest under_the_tool = *std::find_if(lab.tests.begin(), lab.tests.end(),
+                                             [&](const LabTest& t) { return t.name == check.test; });
+      under_the_tool.needs.push_back("compute-sanitizer");
+      if (auto need = capabilities.unmet_need(under_the_tool)) points_needing[*need] += check.points;
+      else here += check.points;
     }
     if (here == total) fully.push_back(lab.number());
     else if (here == 0) none.push_back(lab.number());
