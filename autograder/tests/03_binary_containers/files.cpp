@@ -37,12 +37,6 @@ namespace fs = std::filesystem;
 namespace lt = launchlab::testing;
 using nlohmann::json;
 
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 json record_value(const Hex& h) { return hex(h.value); }
 
 std::vector<std::byte> bytes_of(const fs::path& path) {

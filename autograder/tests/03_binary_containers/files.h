@@ -25,6 +25,7 @@
 
 #include "../02_reading_sass/cubin_fixtures.h"
 #include "containers.h"
+#include "launchlab/bytes.h"
 #include "launchlab/record.h"
 
 namespace launchlab::containers {
@@ -55,7 +56,7 @@ struct Hex {
   std::uint64_t value = 0;
 };
 nlohmann::json record_value(const Hex& hex);
-std::string hex(std::uint64_t value);
+using launchlab::bytes::hex;
 
 /// A file's bytes.
 std::vector<std::byte> bytes_of(const std::filesystem::path& path);
