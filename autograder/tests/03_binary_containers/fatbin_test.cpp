@@ -23,12 +23,6 @@ namespace lt = launchlab::testing;
 using namespace launchlab::containers;
 using namespace launchlab::containers_tests;
 
-std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list) {
-  std::vector<std::string> out;
-  for (const auto& [kind, arch] : list) out.push_back(kind + " " + std::to_string(arch));
-  return out;
-}
-
 bool starts_with_zstd_magic(std::span<const std::byte> file, std::uint64_t at) {
   static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
   if (at + 4 > file.size()) return false;

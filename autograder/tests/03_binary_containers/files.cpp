@@ -102,6 +102,12 @@ const fs::path& work_dir() {
   return dir.path();
 }
 
+std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list) {
+  std::vector<std::string> out;
+  for (const auto& [kind, arch] : list) out.push_back(kind + " " + std::to_string(arch));
+  return out;
+}
+
 #ifndef LAUNCHLAB_EXERCISE
 namespace {
 

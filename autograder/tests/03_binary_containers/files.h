@@ -98,6 +98,8 @@ std::vector<std::string> sorted_kernel_names(const containers::CubinInfo& info);
 
 /// The entries a reader found, one (kind, arch) each: {"elf", 80}, {"ptx", 90}.
 std::vector<std::pair<std::string, int>> entry_list(const FatbinFile& file);
+/// Such a list as a record shows it: "elf 80", "ptx 90".
+std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list);
 
 /// readelf's path, or nothing (binutils is not installed).
 std::optional<std::filesystem::path> readelf();
