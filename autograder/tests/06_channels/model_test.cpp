@@ -52,6 +52,14 @@ q::Qmd make_qmd(q::QmdVersion v, std::array<std::uint32_t, 3> grid, std::array<s
   return qmd;
 }
 
+// A one-thread QMD of @p version for the kernel at @p program, written into
+// the model's memory: its address.
+std::uint64_t qmd_in_memory(Gpu& gpu, q::QmdVersion version, std::uint64_t program) {
+  const std::uint64_t at = gpu.memory.allocate(384);
+  gpu.memory.write_words(at, q::encode(make_qmd(version, {1, 1, 1}, {1, 1, 1}, program, gpu.memory.allocate(64), 64)));
+  return at;
+}
+
 // ---------------------------------------------------------------------------
 // The builder
 // ---------------------------------------------------------------------------
@@ -381,10 +389,7 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
   check("a QMD of the wrong version for the class", [](Gpu& gpu, Channel& c) {
     PushbufferBuilder pb;
     pb.bind_class(1, compute_class::kHopperA);
-    const std::uint64_t at = gpu.memory.allocate(384);
-    gpu.memory.write_words(at, q::encode(make_qmd(q::QmdVersion::V05_00, {1, 1, 1}, {1, 1, 1}, 0xb000,
-                                                 gpu.memory.allocate(64), 64)));
-    pb.launch_by_address(1, at);
+    pb.launch_by_address(1, qmd_in_memory(gpu, q::QmdVersion::V05_00, 0xb000));
     return c.submit_pushbuffer(pb.words());
   });
   check("a segment that ends inside a group", [](Gpu&, Channel& c) {
@@ -412,9 +417,7 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
   check("SEND_SIGNALING_PCAS2_B with PCAS_ACTION 5, which the model does not run", [](Gpu& gpu, Channel& c) {
     PushbufferBuilder pb;
     pb.bind_class(1, compute_class::kHopperA);
-    const std::uint64_t at = gpu.memory.allocate(384);
-    gpu.memory.write_words(at, q::encode(make_qmd(q::QmdVersion::V04_00, {1, 1, 1}, {1, 1, 1}, 0xb000,
-                                                 gpu.memory.allocate(64), 64)));
+    const std::uint64_t at = qmd_in_memory(gpu, q::QmdVersion::V04_00, 0xb000);
     pb.method(1, compute_method::kSendPcasA, static_cast<std::uint32_t>(at >> 8));
     pb.method(1, compute_method::kSendSignalingPcas2B, 5);
     return c.submit_pushbuffer(pb.words());
@@ -436,9 +439,7 @@ TEST(HostEngine, NoOperationsChangeNothing) {
   Channel channel(gpu.memory, gpu.host, 8, 7);
   int threads = 0;
   gpu.host.register_kernel(0xb000, [&](const ThreadContext&) { ++threads; });
-  const std::uint64_t qmd_at = gpu.memory.allocate(384);
-  gpu.memory.write_words(qmd_at, q::encode(make_qmd(q::QmdVersion::V04_00, {1, 1, 1}, {1, 1, 1}, 0xb000,
-                                                   gpu.memory.allocate(64), 64)));
+  const std::uint64_t qmd_at = qmd_in_memory(gpu, q::QmdVersion::V04_00, 0xb000);
   PushbufferBuilder pb;
   pb.bind_class(1, compute_class::kHopperA);
   pb.method(1, compute_method::kNoOperation, 0);
