@@ -113,7 +113,14 @@ def check_expect(results, tests, expect, mode, log_path):
         with open(log_path, encoding="utf-8", errors="replace") as f:
             log = f.read()
     said = []
-    for word, argument in directives(expect, mode):
+    lines = directives(expect, mode)
+    # An exploit that does not compile proves nothing of its attack, which
+    # never ran: that is wanted only where the expect file says so.
+    if any(failed in everything for failed in ("did not compile", "could not be configured")) and not any(
+            word == "say" and "did not compile" in argument for word, argument in lines):
+        fail("the submission did not compile, so its attack never ran (an expect file that wants this "
+             "says 'say the lab did not compile')")
+    for word, argument in lines:
         if word == "zero":
             lab, _, text = argument.partition(" ")
             lab_tests = of_lab(tests, lab)
