@@ -11,7 +11,7 @@ for each architecture, the EIATTR_KPARAM_INFO records (each parameter's
 ordinal, offset and size), EIATTR_PARAM_CBANK (where in bank 0 the buffer
 starts, and its size) and the size of the section .nv.constant0 (the bank as
 the cubin declares it). The parameters' names are those of the kernel's
-source, autograder/tests/02_reading_sass/kernels/vadd.cu.
+source, labs/02_reading_sass/kernels/vadd.cu.
 """
 
 import re

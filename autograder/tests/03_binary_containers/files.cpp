@@ -99,7 +99,7 @@ const fs::path& work_dir() {
   static lt::TempDir dir;
   static const bool copied = [] {
     for (const char* k : {"vadd.cu", "zoo.cu"})
-      fs::copy_file(lt::test_data(std::string("02_reading_sass/kernels/") + k), dir.path() / k);
+      fs::copy_file(lt::lab_material(std::string("02_reading_sass/kernels/") + k), dir.path() / k);
     for (const char* k : {"main.cu", "stack.cu"})
       fs::copy_file(lt::test_data(std::string("03_binary_containers/kernels/") + k), dir.path() / k);
     return true;

@@ -4,14 +4,14 @@
 # Run from the repository root on a machine with the CUDA toolkit's
 # cuobjdump and nvdisasm (no GPU is used, but that is where those tools are):
 #
-#   OUT=/some/folder bash autograder/tests/02_reading_sass/gpu_run.sh
+#   OUT=/some/folder bash labs/02_reading_sass/gpu_run.sh
 #
 # It writes exactly two files:
 #
 #   $OUT/sass-fixtures.tar  the listings to commit. Unpack them over the tests:
 #                             tar -C autograder/tests -xf sass-fixtures.tar \
 #                                 02_reading_sass 03_binary_containers
-#                           which fills autograder/tests/02_reading_sass/fixtures/
+#                           which fills labs/02_reading_sass/fixtures/
 #                           and autograder/tests/03_binary_containers/fixtures/.
 #                           Its third folder, gpu-results/ (test output, the
 #                           inspect tool's outputs), is a record, not to be
@@ -27,7 +27,7 @@ set -u
 : "${OUT:?set OUT to the folder where the results go}"
 export PATH=/usr/local/cuda/bin:$PATH
 ROOT=$(pwd)
-F02=$ROOT/autograder/tests/02_reading_sass/fixtures
+F02=$ROOT/labs/02_reading_sass/fixtures
 F03=$ROOT/autograder/tests/03_binary_containers/fixtures
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
@@ -56,7 +56,7 @@ for tool in nvcc cuobjdump nvdisasm; do
   "$tool" --version >> "$LOG" 2>&1 || log "$tool: not found"
 done
 {
-  echo "Made by autograder/tests/02_reading_sass/gpu_run.sh"
+  echo "Made by labs/02_reading_sass/gpu_run.sh"
   cuobjdump --version 2>&1 | tail -n 2
   nvdisasm --version 2>&1 | tail -n 2
 } > "$T02/TOOLS.txt"
