@@ -5,7 +5,7 @@
 
 needs Debian's python3-matplotlib and writes vadd_cbank0.svg next to this
 script, from the course's committed listings of vadd's cubins,
-autograder/tests/03_binary_containers/fixtures/vadd.sm_*.cubin.cuobjdump-elf.txt
+labs/03_binary_containers/fixtures/vadd.sm_*.cubin.cuobjdump-elf.txt
 (`cuobjdump -elf`, CUDA 13.0; that folder's README says how they were made):
 for each architecture, the EIATTR_KPARAM_INFO records (each parameter's
 ordinal, offset and size), EIATTR_PARAM_CBANK (where in bank 0 the buffer

@@ -12,7 +12,7 @@
 #                             tar -C autograder/tests -xf sass-fixtures.tar \
 #                                 02_reading_sass 03_binary_containers
 #                           which fills labs/02_reading_sass/fixtures/
-#                           and autograder/tests/03_binary_containers/fixtures/.
+#                           and labs/03_binary_containers/fixtures/.
 #                           Its third folder, gpu-results/ (test output, the
 #                           inspect tool's outputs), is a record, not to be
 #                           committed.
@@ -28,7 +28,7 @@ set -u
 export PATH=/usr/local/cuda/bin:$PATH
 ROOT=$(pwd)
 F02=$ROOT/labs/02_reading_sass/fixtures
-F03=$ROOT/autograder/tests/03_binary_containers/fixtures
+F03=$ROOT/labs/03_binary_containers/fixtures
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 T02=$STAGE/tar/02_reading_sass/fixtures

@@ -156,7 +156,7 @@ inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view
 /// What `cuobjdump -elf` says about the committed cubin <stem>.
 inline std::map<std::string, CuobjdumpKernel> committed_cuobjdump_kernels(const std::string& stem) {
   return cuobjdump_kernels(
-      launchlab::testing::read_file(launchlab::testing::test_data("03_binary_containers/fixtures/" + stem + ".cubin.cuobjdump-elf.txt")));
+      launchlab::testing::read_file(launchlab::testing::lab_material("03_binary_containers/fixtures/" + stem + ".cubin.cuobjdump-elf.txt")));
 }
 
 }  // namespace launchlab::cubin_fixtures

@@ -57,7 +57,7 @@ std::string fixture(std::string_view name) {
 }
 
 std::string fixture03(std::string_view name) {
-  return lt::read_file(lt::test_data("03_binary_containers/fixtures/" + std::string(name)));
+  return lt::read_file(lt::lab_material("03_binary_containers/fixtures/" + std::string(name)));
 }
 
 std::string render(const sass::Instruction& ins) {
