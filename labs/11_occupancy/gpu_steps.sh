@@ -4,12 +4,12 @@
 # the tuning figures the chapter plots, measured with the solution
 # (tools/tuning_sweep.cu, with the device-to-device copy bandwidth and the
 # reference vadd's); in the tar at
-#   autograder/tests/11_occupancy/fixtures/occupancy_sm90.csv   commit
+#   labs/11_occupancy/fixtures/occupancy_sm90.csv   commit
 #   chapters/11_occupancy/data/vadd_tuning_h200.csv             commit
 #   chapters/11_occupancy/data/heavy_tuning_h200.csv            commit
 #   gpu-report/11_occupancy-tests_with_table.json               the table's tests on the new table
 gpu_tools=("occupancy_table autograder/tests/11_occupancy/tools/occupancy_table.cu"
-           "tuning_sweep autograder/tests/11_occupancy/tools/tuning_sweep.cu lab")
+           "tuning_sweep labs/11_occupancy/tools/tuning_sweep.cu lab")
 gpu_after_tests() {
   local fixtures=autograder/tests/$slug/fixtures data=$stage/chapters/$slug/data status=0
   mkdir -p "$stage/$fixtures" "$data"
