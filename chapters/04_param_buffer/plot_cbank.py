@@ -25,8 +25,8 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-LISTINGS = ROOT / "autograder" / "tests" / "03_binary_containers" / "fixtures"
-KERNEL = ROOT / "autograder" / "tests" / "02_reading_sass" / "kernels" / "vadd.cu"
+LISTINGS = ROOT / "labs" / "03_binary_containers" / "fixtures"
+KERNEL = ROOT / "labs" / "02_reading_sass" / "kernels" / "vadd.cu"
 OUT = HERE / "vadd_cbank0.svg"
 plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
 plt.rcParams["svg.fonttype"] = "none"

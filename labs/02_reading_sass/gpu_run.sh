@@ -8,8 +8,8 @@
 #
 # It writes exactly two files:
 #
-#   $OUT/sass-fixtures.tar  the listings to commit. Unpack them over the tests:
-#                             tar -C autograder/tests -xf sass-fixtures.tar \
+#   $OUT/sass-fixtures.tar  the listings to commit. Unpack them over the labs:
+#                             tar -C labs -xf sass-fixtures.tar \
 #                                 02_reading_sass 03_binary_containers
 #                           which fills labs/02_reading_sass/fixtures/
 #                           and labs/03_binary_containers/fixtures/.

@@ -23,7 +23,7 @@
 #                         .cuobjdump-sass.txt and .nvdisasm.txt: the listings of the
 #                         committed large-parameter cubins; and
 #                         fixtures/libcublasLt.so.13.kernels.json, the corpus sample.
-#                         To commit: tar -C autograder/tests/03_binary_containers -xf to-commit.tar
+#                         To commit: tar -C labs/03_binary_containers -xf to-commit.tar
 #   $OUT/record.tar.gz    a record, not to commit: large_params/ (large_params.sh on
 #                         every size and architecture, listings and inspect's reading,
 #                         without the cubins), corpus/differences.txt (every kernel where
