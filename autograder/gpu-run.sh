@@ -72,14 +72,20 @@ limited() {  # limited SECONDS CMD...: CMD under a time limit that says when it 
 
 made_by() { echo "# ${gpu:-unknown GPU}, CUDA $cuda; made by OUT=... bash autograder/gpu-run.sh ${slug%%_*} ($*)"; }
 
-# The labs asked for, as slugs; every lab when none is named.
+# The labs asked for, as slugs, each once however often it is named (11 and
+# 11_occupancy are one lab); every lab when none is named.
 slugs=()
 for lab_dir in "$root"/labs/[0-9][0-9]_*/; do
   lab=$(basename "$lab_dir")
   if (($# == 0)); then
     slugs+=("$lab")
   else
-    for asked in "$@"; do [[ $asked == "$lab" || $asked == "${lab%%_*}" ]] && slugs+=("$lab"); done
+    for asked in "$@"; do
+      if [[ $asked == "$lab" || $asked == "${lab%%_*}" ]]; then
+        slugs+=("$lab")
+        break
+      fi
+    done
   fi
 done
 ((${#slugs[@]})) || { echo "no lab named $*" >&2; exit 2; }

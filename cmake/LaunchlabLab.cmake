@@ -199,7 +199,8 @@ function(_launchlab_add_test_objects slug name test_sources link_libraries used_
   if(exercise)
     set(side exercise)
   endif()
-  target_link_libraries(${name} PRIVATE launchlab_test_support_${side} ${link_libraries})
+  # The tests use the labs' given headers too (launchlab/bytes.h, launchlab/cuda.h).
+  target_link_libraries(${name} PRIVATE launchlab_test_support_${side} launchlab_given ${link_libraries})
   set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
   # The side's precompiled GoogleTest and record headers (autograder/support).
   target_precompile_headers(${name} REUSE_FROM launchlab_test_headers_${side})

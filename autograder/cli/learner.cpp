@@ -117,6 +117,39 @@ bool asked_for(const std::string& name, const std::vector<std::string>& only) {
 
 }  // namespace
 
+namespace {
+
+/// What the tests that could not run here lack, each said once: a machine
+/// without a GPU and without an open-gpu-doc checkout is told both.
+std::string lacking_here(const Lab& lab, const std::vector<TestResult>& results, const Capabilities& capabilities) {
+  std::vector<std::string> lacks;
+  auto add = [&](const std::string& what) {
+    if (std::find(lacks.begin(), lacks.end(), what) == lacks.end()) lacks.push_back(what);
+  };
+  for (const auto& result : results) {
+    if (result.status == TestStatus::passed || result.status == TestStatus::failed) continue;
+    std::optional<LabTest> test;
+    for (const auto& candidate : lab.tests) {
+      if (candidate.name == result.name) test = candidate;
+    }
+    // A sanitizer check's row is its test's name and the tool.
+    for (const auto& check : lab.sanitizer_checks()) {
+      if (check.name() != result.name) continue;
+      for (const auto& candidate : lab.tests) {
+        if (candidate.name == check.test) test = candidate;
+      }
+      if (test) test->needs.push_back("compute-sanitizer");
+    }
+    const std::optional<std::string> need = test ? capabilities.unmet_need(*test) : std::nullopt;
+    add(need ? capabilities.what_lacks(*need) : "a reference run the course could judge here");
+  }
+  std::string text;
+  for (const auto& what : lacks) text += (text.empty() ? "" : "; ") + what;
+  return text;
+}
+
+}  // namespace
+
 int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostream& out) {
   std::erase_if(lab.tests, [&](const LabTest& test) { return !asked_for(test.name, options.only); });
   if (lab.tests.empty()) {
@@ -177,7 +210,8 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
   }
   out << "\nScore: " << score.points << "/" << score.gradable;
   if (score.not_gradable) {
-    out << " (" << score.not_gradable << " more points need what this machine lacks: " << capabilities.gpu_detail << ")";
+    out << " (" << score.not_gradable << " more points need what this machine lacks: "
+        << lacking_here(lab, results, capabilities) << ")";
   }
   out << (options.only.empty() ? "" : " on the tests asked for") << "\n";
   if (!options.verbose && failures > 1) {

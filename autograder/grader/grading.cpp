@@ -36,6 +36,12 @@ std::optional<std::string> Capabilities::unmet_need(const LabTest& test) const {
   return std::nullopt;
 }
 
+std::string Capabilities::what_lacks(const std::string& need) const {
+  if (need == "gpu") return gpu_detail;
+  if (need == "open-gpu-doc") return "LAUNCHLAB_OPEN_GPU_DOC naming a checkout of NVIDIA's open-gpu-doc";
+  return need + ", which is not installed here";
+}
+
 namespace {
 
 /// Where a tool is: beside nvcc, else on PATH; empty when nowhere.

@@ -36,7 +36,7 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
       if (*need == "gpu") {
         return not_gradable(test, TestStatus::needs_gpu, "needs a GPU; not graded here (" + capabilities.gpu_detail + ")");
       }
-      return not_gradable(test, TestStatus::needs_tool, "needs " + *need + ", which is not installed here; not graded here");
+      return not_gradable(test, TestStatus::needs_tool, "needs " + capabilities.what_lacks(*need) + "; not graded here");
     }
     return not_gradable(test, TestStatus::not_graded,
                         "not graded here: the reference skipped it (" + expected.skip_message + ")");

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -174,27 +175,41 @@ std::size_t tasks_of(uid_t uid) {
 }
 
 // The dedicated users a run may take, one run at a time each: a run's sweep
-// ends everything its user runs.
+// ends everything its user runs. The threads of this grader find a user free
+// in users_in_use; other graders on the host (two `launchlab grade` side by
+// side, a class's gradings, the selftests under ctest -j) hold a lock file per
+// user for as long as their run lasts. Without it a run's sweep killed
+// another grader's test mid-run, which then read as "killed by signal 9".
 std::mutex users_mutex;
 std::condition_variable user_freed;
 std::set<uid_t> users_in_use;
+
+// Root's own folder for those lock files: in a folder the sandbox users can
+// write, one of them could take a lock file's name first.
+fs::path sandbox_user_lock(const SandboxUser& user) {
+  const fs::path folder = fs::path("/run") / "launchlab";
+  if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot make " + folder.string() + ": " + std::strerror(errno));
+  }
+  struct stat info {};
+  if (lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != 0 || (info.st_mode & 022)) {
+    throw std::runtime_error(folder.string() + " is not a folder that only root can write");
+  }
+  return folder / ("sandbox-user-" + user.name + ".lock");
+}
 
 class UserLease {
  public:
   explicit UserLease(const std::vector<SandboxUser>& pool) {
     std::unique_lock lock(users_mutex);
-    user_freed.wait(lock, [&] {
-      for (const auto& user : pool) {
-        if (!users_in_use.count(user.uid)) {
-          user_ = user;
-          return true;
-        }
-      }
-      return false;
-    });
+    while (!take_a_free_user(pool)) {
+      // Another grader's run ends without a word to this one: look again.
+      user_freed.wait_for(lock, std::chrono::milliseconds(100));
+    }
     users_in_use.insert(user_->uid);
   }
   ~UserLease() {
+    host_lock_.reset();
     {
       std::lock_guard lock(users_mutex);
       users_in_use.erase(user_->uid);
@@ -206,7 +221,20 @@ class UserLease {
   const SandboxUser& user() const { return *user_; }
 
  private:
+  bool take_a_free_user(const std::vector<SandboxUser>& pool) {
+    for (const auto& user : pool) {
+      if (users_in_use.count(user.uid)) continue;
+      auto host_lock = std::make_unique<FileLock>(sandbox_user_lock(user), false);
+      if (!host_lock->held()) continue;
+      user_ = user;
+      host_lock_ = std::move(host_lock);
+      return true;
+    }
+    return false;
+  }
+
   std::optional<SandboxUser> user_;
+  std::unique_ptr<FileLock> host_lock_;
 };
 
 // Bytes a folder takes on disk (allocated blocks; links are not followed).

@@ -190,13 +190,16 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
   // wait in `candidates`, by tool, in the tests' order.
   std::map<std::string, TestResult> decided;  // by check name
   std::map<std::string, std::vector<std::string>> candidates;
-  auto tool_installed = [&] {
-    auto found = capabilities.tools.find("compute-sanitizer");
-    return found != capabilities.tools.end() && found->second;
-  }();
   for (const auto& check : checks) {
     auto found = by_name.find(check.test);
     const TestResult* test = found == by_name.end() ? nullptr : found->second;
+    // A check needs the tool and what its test needs. The tool is asked
+    // first: a test that passed here had the rest, so the tool is what a
+    // check can lack.
+    LabTest under_the_tool = *std::find_if(lab.tests.begin(), lab.tests.end(),
+                                           [&](const LabTest& t) { return t.name == check.test; });
+    under_the_tool.needs.insert(under_the_tool.needs.begin(), "compute-sanitizer");
+    const std::optional<std::string> unmet = capabilities.unmet_need(under_the_tool);
     if (!test) {
       decided[check.name()] = sanitizer_result(check, TestStatus::not_graded, "not graded: its test did not run");
     } else if (test->status == TestStatus::failed) {
@@ -206,10 +209,14 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
       decided[check.name()] =
           sanitizer_result(check, test->status, "runs once " + check.test + " passes, and that test was not graded here (" +
                                                     to_string(test->status) + ")");
-    } else if (!tool_installed) {
+    } else if (unmet == "compute-sanitizer") {
       decided[check.name()] = sanitizer_result(
           check, TestStatus::needs_tool,
           "needs compute-sanitizer (CUDA's memory and race checker), which is not installed here; not graded here");
+    } else if (unmet) {
+      const bool gpu = *unmet == "gpu";
+      decided[check.name()] = sanitizer_result(check, gpu ? TestStatus::needs_gpu : TestStatus::needs_tool,
+                                               "needs " + (gpu ? "a GPU" : *unmet) + ", like its test; not graded here");
     } else {
       candidates[check.tool].push_back(check.test);
     }

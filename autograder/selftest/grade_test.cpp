@@ -670,6 +670,10 @@ TEST_F(LearnerLoop, TestShowsTheFirstFailureWholeAndTheRestOnOneLine) {
   // Alpha.RunsOnTheGpu fails too where there is a GPU, and is skipped where there is none.
   const auto failed = static_cast<int>(count_of(out, "  FAIL "));
   EXPECT_GE(failed, 4) << out;
+  if (failed == 4) {
+    EXPECT_NE(out.find("more points need what this machine lacks: no NVIDIA driver or GPU found here)"), std::string::npos)
+        << "the score line names what the skipped GPU test lacks, and only that:\n" << out;
+  }
   EXPECT_NE(out.find(std::to_string(failed - 1) + " more tests failed; `launchlab test 00 --verbose` shows every message."),
             std::string::npos)
       << out;

@@ -261,6 +261,9 @@ int main(int argc, char** argv) {
     allocate(std::atol(arg(0).c_str()));
   } else if (command == "transcript") {
     write_transcript(arg(0));
+  } else if (command == "sleep") {
+    usleep(static_cast<useconds_t>(std::atoi(arg(0).c_str())) * 1000);
+    std::cout << "slept\n";
   } else {
     std::cerr << "unknown command " << command << "\n";
     return 2;

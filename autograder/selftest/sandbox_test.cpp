@@ -423,6 +423,33 @@ TEST_P(SandboxAttack, EndsOnlyWhatItStarted) {
   waitpid(bystander, nullptr, 0);
 }
 
+// Two graders on one host with one dedicated user: the sweep at the end of
+// one grader's runs must not end the other's run in progress.
+TEST_P(SandboxAttack, AnotherGradersRunOfTheSameUserOutlivesThisOnesSweeps) {
+  if (!sandbox().uses_user()) GTEST_SKIP() << "only the user kinds sweep a user's processes";
+  // The verdict comes through a pipe: this grader's runs reap every child
+  // they did not register, the other grader among them.
+  int verdict[2];
+  ASSERT_EQ(pipe(verdict), 0);
+  pid_t other_grader = fork();
+  if (other_grader == 0) {
+    close(verdict[0]);
+    RunOutcome slow = attack({"sleep", "1500"});
+    const char said = slow.exited_cleanly() && slow.output.find("slept") != std::string::npos ? 'y' : 'n';
+    (void)!write(verdict[1], &said, 1);
+    _exit(0);
+  }
+  close(verdict[1]);
+  std::this_thread::sleep_for(300ms);  // the other grader's run is under way
+  for (int run = 0; run < 3; ++run) EXPECT_TRUE(attack({"whoami"}).exited_cleanly());
+  char said = 0;
+  EXPECT_EQ(read(verdict[0], &said, 1), 1);
+  close(verdict[0]);
+  waitpid(other_grader, nullptr, 0);
+  EXPECT_EQ(said, 'y')
+      << "the other grader's run was ended by this grader's sweep";
+}
+
 TEST_P(SandboxAttack, TheTranscriptPipeReachesTheProgram) {
   ReportChannel channel;
   RunOutcome outcome = attack({"transcript", "record-" + token_}, {}, std::nullopt, &channel);

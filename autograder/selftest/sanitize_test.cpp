@@ -232,6 +232,19 @@ TEST(SanitizerChecks, WithoutTheToolTheyAreNotGradedAndNothingRuns) {
   EXPECT_EQ(unknown[2].status, TestStatus::needs_tool);
 }
 
+TEST(SanitizerChecks, ACheckNeedsWhatItsTestNeedsBesidesTheTool) {
+  // Results that say a GPU test passed where the tool is but no GPU is: the
+  // check is asked for its test's needs too, and nothing runs.
+  const Lab lab = lab_with_checks();
+  Capabilities no_gpu = with_sanitizer(true);
+  no_gpu.gpu = false;
+  FakeTool tool;
+  const auto results = with_sanitizer_checks(lab, all_passed(lab), no_gpu, tool.runner());
+  EXPECT_EQ(rows(results)[2], "Gpu.First [memcheck] needs a GPU 0/2");
+  EXPECT_EQ(results[2].message, "needs a GPU, like its test; not graded here");
+  EXPECT_TRUE(tool.calls.empty());
+}
+
 TEST(SanitizerChecks, AFailedTestFailsItsChecksAndOneNotGradedLeavesThemNotGraded) {
   const Lab lab = lab_with_checks();
   auto results = all_passed(lab);

@@ -330,15 +330,4 @@ bool run_instead_of_tests(const char* variable, int (*child)(const char* value))
   return true;
 }
 
-void* driver_entry_point(const char* symbol, int version) {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t status = cudaGetDriverEntryPointByVersion(symbol, &function, version, cudaEnableDefault, &found);
-  if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || function == nullptr) {
-    throw std::runtime_error(std::string("the CUDA runtime could not provide the driver's ") + symbol + ": " +
-                             cudaGetErrorString(status));
-  }
-  return function;
-}
-
 }  // namespace launchlab::testing

@@ -150,7 +150,7 @@ log "[rc=$(cat "$WORK/xelf.rc" 2>/dev/null || echo '?')] cuobjdump -xelf all $(b
 stat -L -c '%s' "$LIB" > "$WORK/lib-size.txt" 2>> "$LOG"
 if [[ -n "$INSPECT" ]]; then
   # The entries' offsets in the library, the k-th ELF entry being cuobjdump's
-  # ELF file k (the same order: gpu_run.sh checks it).
+  # ELF file k (the same order: 02_reading_sass/gpu_steps.sh checks it).
   "$INSPECT" fatbin "$LIB" > "$WORK/fatbin.txt" 2>> "$LOG" || log "inspect fatbin $(basename "$LIB") failed"
   stamp "corpus comparison"
   step "corpus comparison" python3 - "$WORK/xelf" "$INSPECT" "$WORK/fatbin.txt" "$(cat "$WORK/lib-size.txt")" \

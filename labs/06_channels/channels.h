@@ -158,6 +158,10 @@ std::array<std::uint32_t, 2> encode_gp_entry(const GpEntry& entry);
 /// address fields are returned as they are; ENTRY1 bits 7:0 are then its OPCODE.
 GpEntry decode_gp_entry(std::uint32_t entry0, std::uint32_t entry1);
 
+/// A control entry's OPCODE NOP (NVC56F_GP_ENTRY1_OPCODE_NOP in clc56f.h):
+/// the only control entry the model runs.
+inline constexpr std::uint32_t kGpEntryOpcodeNop = 0;
+
 // ---------------------------------------------------------------------------
 // Part C: a CPU model of a channel
 //
@@ -385,7 +389,9 @@ class HostEngine {
   /// entries from GP_GET up to GP_PUT (both read from USERD). For each entry:
   /// fetch the segment, parse it, execute every method call in order, then
   /// advance GP_GET (wrapping) in USERD. A control entry (LENGTH 0) whose
-  /// OPCODE is NOP does nothing but advance GP_GET.
+  /// OPCODE is kGpEntryOpcodeNop does nothing but advance GP_GET; a control
+  /// entry with another OPCODE, and an entry with FETCH_CONDITIONAL, are
+  /// errors of that entry.
   /// @throws ChannelError for an unknown token, and for any error while
   ///         processing an entry, whatever threw it (a qmd::QmdError or a
   ///         page fault of GpuMemory becomes a ChannelError too); the
@@ -402,7 +408,9 @@ class HostEngine {
   /// when its last word arrives (and is stored at its address); a QMD in
   /// memory launches at SEND_SIGNALING_PCAS2_B with PCAS_ACTION SCHEDULE
   /// (2), INVALIDATE_COPY_SCHEDULE (3), PREFETCH_SCHEDULE (9) or
-  /// INVALIDATE_PREFETCH_COPY_SCHEDULE (10).
+  /// INVALIDATE_PREFETCH_COPY_SCHEDULE (10); PCAS_ACTION NOP (0) does nothing,
+  /// and any other action throws. The compute class's NO_OPERATION and
+  /// WAIT_FOR_IDLE do nothing (the model's work is done when execute returns).
   /// The QMD is decoded as the version of the class bound to the subchannel
   /// (qmd_version_of_class): a QMD of another version does not launch.
   /// A host semaphore release (SEM_EXECUTE with OPERATION_RELEASE) writes the
@@ -410,8 +418,9 @@ class HostEngine {
   /// @throws ChannelError for a method the model does not implement (or a
   ///         SEM_EXECUTE operation other than RELEASE), a compute method on a
   ///         subchannel without a compute class, a class that is not a
-  ///         compute class, inline QMD words out of order, or an unaligned
-  ///         semaphore; qmd::QmdError for a QMD of the wrong version
+  ///         compute class, inline QMD words out of order, a PCAS_ACTION
+  ///         the model does not run, or a 64-bit release whose address is not
+  ///         a multiple of 8; qmd::QmdError for a QMD of the wrong version
   void execute(ChannelState& state, const MethodCall& call);
 
   /// Runs a grid: the kernel registered at qmd.program_address, once per
@@ -447,6 +456,8 @@ class PushbufferBuilder {
  public:
   /// One INC group: @p data to @p method, method + 4, ...
   /// (or, by @p op, a NON_INC or ONE_INC group).
+  /// An INC group may run past kMaxMethod: the header can say so, and it is
+  /// parse_pushbuffer that refuses such a group, when the host reads it.
   /// @throws ChannelError for SecOp::Immd, more than kMaxMethodCount words,
   ///         or what encode_method_header refuses
   void methods(unsigned subchannel, std::uint32_t method, std::span<const std::uint32_t> data,

@@ -120,15 +120,22 @@ struct MwDefine {
 ///
 /// The text is read a line at a time (a line ends at `\n`; a `\r` before it
 /// is part of the line break). A line is an MW define when, after optional
-/// spaces or tabs, it reads `#define`, the name (letters, digits and `_`),
-/// optionally a parameter list right after the name (`(` names separated by
-/// `,` `)`), then the value `MW(` hi `:` lo `)`. Each bound is a decimal
+/// spaces or tabs, it reads `#`, optional spaces or tabs, `define`, the name
+/// (letters, digits and `_`), optionally a parameter list right after the
+/// name (`(` names separated by `,` `)`), then the value `MW(` hi `:` lo `)`.
+/// Each bound is a decimal
 /// integer, or, in an indexed define, `(` base then one or more terms
 /// `+(` parameter `)*` step `)`, with decimal integers base and step and each
 /// parameter at most once. Spaces and tabs may stand between any two of these
 /// pieces except inside the names and the numbers; anything after the closing
 /// `)` that is only spaces, tabs or a comment (`//...` or `/*...*/` on that
 /// line) is ignored.
+///
+/// Left to you, because no test gives such a line: a blank between the name
+/// and its parameter list, or between `MW` and `(`; a comment that is not
+/// closed on its line; a parameter list that is not names separated by
+/// commas, or names one parameter twice; a bound in parentheses without a
+/// term. Skipping such a line or throwing are both right.
 ///
 /// Every other line is not an MW define and is skipped: comments (also those
 /// that mention `MW(X:Y)`), `#ifndef`, and defines whose value is not an MW
@@ -264,7 +271,10 @@ struct Layout {
 /// may define several versions and many more fields, and every other define
 /// is ignored. Each member of Layout takes the define whose field name is
 /// the one Layout names, exactly, or that name followed by `_SHIFTEDn`, which
-/// sets its shift to n. Indexed defines are taken at index 0.
+/// sets its shift to n. Indexed defines are taken at index 0. The tests give
+/// each field once per version, and LOWER and UPPER with one shift: which
+/// define wins when a name comes twice, or with and without `_SHIFTEDn`, is
+/// left to you.
 ///
 /// @param header_text the text of a header, as parse_mw_defines reads it
 /// @param version     the version whose defines to use

@@ -41,7 +41,7 @@ void HostEngine::notify_channel_pending(std::uint32_t token) {
       if (entry.fetch_conditional) throw ChannelError("FETCH_CONDITIONAL needs subdevice masks, which the model lacks");
       if (entry.length == 0) {
         const std::uint32_t opcode = raw[1] & 0xff;
-        if (opcode != 0) throw ChannelError("control entry with OPCODE " + std::to_string(opcode) + " (only NOP is modelled)");
+        if (opcode != kGpEntryOpcodeNop) throw ChannelError("control entry with OPCODE " + std::to_string(opcode) + " (only NOP is modelled)");
       } else {
         const auto words = memory_->read_words(entry.address, entry.length);
         for (const MethodGroup& group : parse_pushbuffer(words)) {

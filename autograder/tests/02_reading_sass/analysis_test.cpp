@@ -40,9 +40,37 @@ void RecordParamReads(const std::string& stem) {
     const std::uint32_t base = k->second.param_size ? k->second.param_base : param_base(stem_arch(stem));
     RECORD_EQ(param_reads(f, base, k->second.params),
               truth_reads(of_function(truth_cuobjdump(text), f.name), base, k->second.params))
-        << "param_reads(the function " << f.name << " of " << of_listing(stem) << ", base " << hex_text(base) << ", the " << k->second.params.size() << " parameters cuobjdump -elf gives)";
+        << "param_reads(the function " << f.name << " of " << of_listing(stem) << ", base " << hex(base) << ", the " << k->second.params.size() << " parameters cuobjdump -elf gives)";
   }
 }
+
+// Every function the learner's parser reads from each committed listing,
+// once it is recorded that it read as many as the listing has: the loop of
+// the tests that compare one function at a time.
+template <class RecordFunction>
+void ForEveryFunctionOfTheListings(RecordFunction&& record) {
+  for (const auto& stem : cubin_stems()) {
+    const std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
+    auto functions = parse_cuobjdump_sass(text);
+    RECORD_EQ(functions.size(), truth_functions(truth_cuobjdump(text)).size())
+        << "parse_cuobjdump_sass(" << of_listing(stem) << "): how many functions";
+    for (const auto& f : functions) record(stem, text, f);
+  }
+}
+
+#ifndef LAUNCHLAB_EXERCISE
+// Calls `each` on every match of `pattern` in the instructions of one
+// function of a listing, as the tests' own reading finds them (the truth:
+// only the reference build has it).
+template <class Each>
+void ForEveryMatch(const std::string& text, const std::string& function, const std::regex& pattern, Each&& each) {
+  for (const auto& t : of_function(truth_cuobjdump(text), function)) {
+    for (auto it = std::sregex_iterator(t.text.begin(), t.text.end(), pattern); it != std::sregex_iterator(); ++it) {
+      each(*it);
+    }
+  }
+}
+#endif  // LAUNCHLAB_EXERCISE
 
 TEST(Constant, Operands) {
   using MaybeConstant = std::optional<ConstantOperand>;
@@ -80,12 +108,12 @@ TEST(ParamBase, MatchesParamCbank) {
   // The truth: EIATTR_PARAM_CBANK of every kernel with parameters, as
   // cuobjdump -elf prints it for the committed cubins.
   for (const auto& stem : cubin_stems()) {
-    RECORD_EQ(hex_text(param_base(stem_arch(stem))), [&] {
+    RECORD_EQ(hex(param_base(stem_arch(stem))), [&] {
       std::set<std::uint32_t> bases;
       for (const auto& [name, k] : elf_layouts(fixture03(stem + ".cubin.cuobjdump-elf.txt")))
         if (k.param_size) bases.insert(k.param_base);
       // One base for all the kernels of a cubin, or the fixtures are not what this test was written for.
-      return bases.size() == 1 ? hex_text(*bases.begin()) : std::string("(kernels with different bases)");
+      return bases.size() == 1 ? hex(*bases.begin()) : std::string("(kernels with different bases)");
     }()) << "param_base(" << stem_arch(stem) << "): EIATTR_PARAM_CBANK of the kernels in " << stem << ".cubin";
   }
   RECORD_THROWS(param_base(70), std::invalid_argument) << "param_base(70): sm_70 is not a course architecture";
@@ -190,35 +218,29 @@ TEST(ParamReads, NegativeOffsetsOfALargeList) {
     }
     RECORD_EQ(param_reads(f, c.base, params), c.reads)
         << "param_reads(the sm_" << c.arch << " function below, as parse_instruction reads each line, base "
-        << hex_text(c.base) << ", parameters at 0 + 32748 and 32748 + 16)\n"
+        << hex(c.base) << ", parameters at 0 + 32748 and 32748 + 16)\n"
         << listing;
   }
 }
 
 TEST(Memory, CountsMatchTheListings) {
-  for (const auto& stem : cubin_stems()) {
-    const std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
-    auto functions = parse_cuobjdump_sass(text);
-    RECORD_EQ(functions.size(), truth_functions(truth_cuobjdump(text)).size())
-        << "parse_cuobjdump_sass(" << of_listing(stem) << "): how many functions";
-    for (const auto& f : functions) {
-      RECORD_EQ(count_memory(f), [&] {
-        MemoryCounts expected;
-        for (const auto& t : of_function(truth_cuobjdump(text), f.name)) {
-          std::string m = truth_mnemonic(t.text);
-          if (m == "LDG") ++expected.global_loads;
-          if (m == "STG") ++expected.global_stores;
-          if (m == "ATOMG" || m == "RED" || m == "REDG") ++expected.global_atomics;
-          if (m == "LDS") ++expected.shared_loads;
-          if (m == "STS") ++expected.shared_stores;
-          if (m == "LDL") ++expected.local_loads;
-          if (m == "STL") ++expected.local_stores;
-          if (m == "LDC" || m == "ULDC" || m == "LDCU") ++expected.constant_loads;
-        }
-        return expected;
-      }()) << "count_memory(the function " << f.name << " of " << of_listing(stem) << ")";
-    }
-  }
+  ForEveryFunctionOfTheListings([](const std::string& stem, const std::string& text, const Function& f) {
+    RECORD_EQ(count_memory(f), [&] {
+      MemoryCounts expected;
+      for (const auto& t : of_function(truth_cuobjdump(text), f.name)) {
+        std::string m = truth_mnemonic(t.text);
+        if (m == "LDG") ++expected.global_loads;
+        if (m == "STG") ++expected.global_stores;
+        if (m == "ATOMG" || m == "RED" || m == "REDG") ++expected.global_atomics;
+        if (m == "LDS") ++expected.shared_loads;
+        if (m == "STS") ++expected.shared_stores;
+        if (m == "LDL") ++expected.local_loads;
+        if (m == "STL") ++expected.local_stores;
+        if (m == "LDC" || m == "ULDC" || m == "LDCU") ++expected.constant_loads;
+      }
+      return expected;
+    }()) << "count_memory(the function " << f.name << " of " << of_listing(stem) << ")";
+  });
 }
 
 TEST(Memory, VaddLoadsTwiceStoresOnce) {
@@ -236,48 +258,30 @@ TEST(Memory, VaddLoadsTwiceStoresOnce) {
 }
 
 TEST(Special, RegistersMatchTheListings) {
-  for (const auto& stem : cubin_stems()) {
-    const std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
-    auto functions = parse_cuobjdump_sass(text);
-    RECORD_EQ(functions.size(), truth_functions(truth_cuobjdump(text)).size())
-        << "parse_cuobjdump_sass(" << of_listing(stem) << "): how many functions";
-    for (const auto& f : functions) {
-      RECORD_EQ(special_registers(f), [&] {
-        static const std::regex sr_re(R"(\bSR_\w+(?:\.\w+)?)");
-        std::set<std::string> expected;
-        for (const auto& t : of_function(truth_cuobjdump(text), f.name)) {
-          for (auto it = std::sregex_iterator(t.text.begin(), t.text.end(), sr_re); it != std::sregex_iterator(); ++it)
-            expected.insert(it->str());
-        }
-        // special() reads these two: a listing without them is not the one this test was written for.
-        if (f.name == "_Z7specialPj" && !(expected.count("SR_TID.X") && expected.count("SR_LANEID"))) expected.clear();
-        return expected;
-      }()) << "special_registers(the function " << f.name << " of " << of_listing(stem) << ")";
-    }
-  }
+  ForEveryFunctionOfTheListings([](const std::string& stem, const std::string& text, const Function& f) {
+    RECORD_EQ(special_registers(f), [&] {
+      static const std::regex sr_re(R"(\bSR_\w+(?:\.\w+)?)");
+      std::set<std::string> expected;
+      ForEveryMatch(text, f.name, sr_re, [&](const std::smatch& m) { expected.insert(m.str()); });
+      // special() reads these two: a listing without them is not the one this test was written for.
+      if (f.name == "_Z7specialPj" && !(expected.count("SR_TID.X") && expected.count("SR_LANEID"))) expected.clear();
+      return expected;
+    }()) << "special_registers(the function " << f.name << " of " << of_listing(stem) << ")";
+  });
 }
 
 TEST(Registers, MatchTheListings) {
-  for (const auto& stem : cubin_stems()) {
-    const std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
-    auto functions = parse_cuobjdump_sass(text);
-    RECORD_EQ(functions.size(), truth_functions(truth_cuobjdump(text)).size())
-        << "parse_cuobjdump_sass(" << of_listing(stem) << "): how many functions";
-    for (const auto& f : functions) {
-      RECORD_EQ(registers_used(f), [&] {
-        static const std::regex reg_re(R"((^|[^\w.])(UR|UP|R|P)(\d+)\b)");
-        std::set<int> r, ur, p, up;
-        for (const auto& t : of_function(truth_cuobjdump(text), f.name)) {
-          for (auto it = std::sregex_iterator(t.text.begin(), t.text.end(), reg_re); it != std::sregex_iterator(); ++it) {
-            std::string kind = (*it)[2].str();
-            int n = std::stoi((*it)[3].str());
-            (kind == "R" ? r : kind == "UR" ? ur : kind == "P" ? p : up).insert(n);
-          }
-        }
-        return RegisterUse{{r.begin(), r.end()}, {ur.begin(), ur.end()}, {p.begin(), p.end()}, {up.begin(), up.end()}};
-      }()) << "registers_used(the function " << f.name << " of " << of_listing(stem) << ")";
-    }
-  }
+  ForEveryFunctionOfTheListings([](const std::string& stem, const std::string& text, const Function& f) {
+    RECORD_EQ(registers_used(f), [&] {
+      static const std::regex reg_re(R"((^|[^\w.])(UR|UP|R|P)(\d+)\b)");
+      std::set<int> r, ur, p, up;
+      ForEveryMatch(text, f.name, reg_re, [&](const std::smatch& m) {
+        const std::string kind = m[2].str();
+        (kind == "R" ? r : kind == "UR" ? ur : kind == "P" ? p : up).insert(std::stoi(m[3].str()));
+      });
+      return RegisterUse{{r.begin(), r.end()}, {ur.begin(), ur.end()}, {p.begin(), p.end()}, {up.begin(), up.end()}};
+    }()) << "registers_used(the function " << f.name << " of " << of_listing(stem) << ")";
+  });
 }
 
 TEST(Registers, WithinWhatPtxasAllocated) {

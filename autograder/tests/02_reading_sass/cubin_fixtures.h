@@ -1,7 +1,7 @@
 // The cubins committed in 02_reading_sass/fixtures, which the tests of
 // 02_reading_sass and 03_binary_containers both read, and what `cuobjdump
 // -elf` (committed in 03_binary_containers/fixtures) says about them. One
-// list for both labs: every *.cubin of the fixtures folder, as gpu_run.sh
+// list for both labs: every *.cubin of the fixtures folder, as gpu_steps.sh
 // lists them too.
 //
 // Everything here is inline, so a test program holds only what it uses:
@@ -47,7 +47,7 @@ inline std::filesystem::path cubin_path(const std::string& stem) {
 }
 
 namespace detail {
-inline std::uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
+inline std::uint64_t parse_hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 inline std::uint64_t number(const std::string& s) {
   return s.rfind("0x", 0) == 0 ? std::stoull(s.substr(2), nullptr, 16) : std::stoull(s);
 }
@@ -115,7 +115,7 @@ struct CuobjdumpKernel {
 
 /// Kernel name -> what `cuobjdump -elf` printed for it.
 inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view cuobjdump_elf) {
-  using detail::hex;
+  using detail::parse_hex;
   static const std::regex kparam_re(R"(Ordinal\s*:\s*0x([0-9a-f]+)\s+Offset\s*:\s*0x([0-9a-f]+)\s+Size\s*:\s*0x([0-9a-f]+))");
   static const std::regex two_hex_re(R"(^0x([0-9a-f]+) 0x([0-9a-f]+)\b.*$)");
   static const std::regex three_hex_re(R"(^0x([0-9a-f]+) 0x([0-9a-f]+) 0x([0-9a-f]+)\b.*$)");
@@ -138,14 +138,14 @@ inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view
     for (const auto& a : attributes) {
       std::smatch m;
       if (a.name == "EIATTR_PARAM_CBANK" && std::regex_match(a.value, m, two_hex_re)) {
-        std::uint64_t v = hex(m[2].str());
+        std::uint64_t v = parse_hex(m[2].str());
         k.param_base = static_cast<std::uint32_t>(v & 0xffff);
         k.param_size = static_cast<std::uint32_t>(v >> 16);
       } else if (a.name == "EIATTR_KPARAM_INFO" && std::regex_search(a.value, m, kparam_re)) {
-        k.params.push_back({static_cast<std::uint32_t>(hex(m[1].str())), static_cast<std::uint32_t>(hex(m[2].str())),
-                            static_cast<std::uint32_t>(hex(m[3].str()))});
+        k.params.push_back({static_cast<std::uint32_t>(parse_hex(m[1].str())), static_cast<std::uint32_t>(parse_hex(m[2].str())),
+                            static_cast<std::uint32_t>(parse_hex(m[3].str()))});
       } else if (a.name == "EIATTR_MAX_THREADS" && std::regex_match(a.value, m, three_hex_re)) {
-        k.max_threads = static_cast<std::uint32_t>(hex(m[1].str()) * hex(m[2].str()) * hex(m[3].str()));
+        k.max_threads = static_cast<std::uint32_t>(parse_hex(m[1].str()) * parse_hex(m[2].str()) * parse_hex(m[3].str()));
       }
     }
     std::sort(k.params.begin(), k.params.end(), [](const auto& a, const auto& b) { return a.ordinal < b.ordinal; });

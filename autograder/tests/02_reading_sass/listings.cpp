@@ -1,30 +1,19 @@
 #include "listings.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include "launchlab/testing.h"
 
-namespace launchlab::sass_tests {
-
-std::string hex_text(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-}  // namespace launchlab::sass_tests
-
 namespace launchlab::sass {
 using nlohmann::json;
-using sass_tests::hex_text;
+using launchlab::bytes::hex;
 
-json record_value(const ConstantOperand& c) { return {{"bank", c.bank}, {"offset", hex_text(c.offset)}}; }
+json record_value(const ConstantOperand& c) { return {{"bank", c.bank}, {"offset", hex(c.offset)}}; }
 json record_value(const ParamRead& r) {
-  return {{"address", hex_text(r.address)}, {"opcode", r.opcode}, {"param", r.param}, {"offset_in_param", r.offset_in_param}};
+  return {{"address", hex(r.address)}, {"opcode", r.opcode}, {"param", r.param}, {"offset_in_param", r.offset_in_param}};
 }
 json record_value(const MemoryCounts& m) {
   return {{"global_loads", m.global_loads},     {"global_stores", m.global_stores}, {"global_atomics", m.global_atomics},
@@ -46,7 +35,7 @@ namespace {
 
 // "/*0040*/ ", as the listings begin an instruction line.
 std::string address_comment(std::uint32_t address) {
-  std::string digits = hex_text(address).substr(2);
+  std::string digits = hex(address).substr(2);
   return "/*" + std::string(digits.size() < 4 ? 4 - digits.size() : 0, '0') + digits + "*/ ";
 }
 
@@ -123,7 +112,7 @@ const sass::Function* find(const std::vector<sass::Function>& functions, const s
 #ifndef LAUNCHLAB_EXERCISE
 namespace {
 
-std::uint32_t hex(const std::string& s) { return static_cast<std::uint32_t>(std::stoul(s, nullptr, 16)); }
+std::uint32_t parse_hex(const std::string& s) { return static_cast<std::uint32_t>(std::stoul(s, nullptr, 16)); }
 
 }  // namespace
 
@@ -142,7 +131,7 @@ std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing) {
       function = m[1].str();
       ++index;
     } else if (std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
+      out.push_back({function, arch, parse_hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
     }
   }
   return out;
@@ -168,7 +157,7 @@ std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing) {
         ++index;
       }
     } else if (code && std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
+      out.push_back({function, arch, parse_hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
     }
   }
   return out;

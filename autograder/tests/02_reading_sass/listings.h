@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cubin_fixtures.h"
+#include "launchlab/bytes.h"
 #include "launchlab/record.h"
 #include "sass.h"
 
@@ -40,8 +41,8 @@ std::string fixture(std::string_view name);
 /// A committed fixture of 03_binary_containers (the ELF view of the same cubins).
 std::string fixture03(std::string_view name);
 
-/// A number in hex, as the listings print offsets: "0x210".
-std::string hex_text(std::uint64_t value);
+// Numbers in hex, as the listings print offsets: hex(0x210) is "0x210".
+using launchlab::bytes::hex;
 
 /// An Instruction written back as a listing writes it: "@!P0 IMAD.WIDE R2, R5, 0x4, R2".
 std::string render(const sass::Instruction& ins);

@@ -22,13 +22,6 @@ namespace fs = std::filesystem;
 namespace lt = launchlab::testing;
 using namespace launchlab::containers;
 using namespace launchlab::containers_tests;
-using lt::Expected;
-
-std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list) {
-  std::vector<std::string> out;
-  for (const auto& [kind, arch] : list) out.push_back(kind + " " + std::to_string(arch));
-  return out;
-}
 
 bool starts_with_zstd_magic(std::span<const std::byte> file, std::uint64_t at) {
   static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
@@ -153,7 +146,7 @@ TEST(Fatbin, CompressionFlagsAndSizes) {
   // payload starts with zstd's magic number, 28 b5 2f fd.
   struct Case {
     const char* name;
-    Expected<bool> elf_compressed, ptx_compressed;
+    lt::Expected<bool> elf_compressed, ptx_compressed;
   };
   const std::vector<Case> cases = {
       {"vadd_nocomp.fatbin", LAUNCHLAB_EXPECTED(false), LAUNCHLAB_EXPECTED(false)},
@@ -367,7 +360,7 @@ TEST(Fatbin, TruncatedAndCorruptFilesNameTheOffset) {
   struct Case {
     std::vector<std::byte> bytes;
     std::string what;
-    Expected<std::uint64_t> offset;
+    lt::Expected<std::uint64_t> offset;
   };
   std::vector<Case> cases;
   auto cut = [&](std::size_t size) { return std::vector<std::byte>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(size)); };

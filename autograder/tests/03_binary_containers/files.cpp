@@ -37,12 +37,6 @@ namespace fs = std::filesystem;
 namespace lt = launchlab::testing;
 using nlohmann::json;
 
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 json record_value(const Hex& h) { return hex(h.value); }
 
 std::vector<std::byte> bytes_of(const fs::path& path) {
@@ -106,6 +100,12 @@ const fs::path& work_dir() {
   }();
   (void)copied;
   return dir.path();
+}
+
+std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list) {
+  std::vector<std::string> out;
+  for (const auto& [kind, arch] : list) out.push_back(kind + " " + std::to_string(arch));
+  return out;
 }
 
 #ifndef LAUNCHLAB_EXERCISE

@@ -25,6 +25,7 @@
 
 #include "../02_reading_sass/cubin_fixtures.h"
 #include "containers.h"
+#include "launchlab/bytes.h"
 #include "launchlab/record.h"
 
 namespace launchlab::containers {
@@ -55,7 +56,7 @@ struct Hex {
   std::uint64_t value = 0;
 };
 nlohmann::json record_value(const Hex& hex);
-std::string hex(std::uint64_t value);
+using launchlab::bytes::hex;
 
 /// A file's bytes.
 std::vector<std::byte> bytes_of(const std::filesystem::path& path);
@@ -97,6 +98,8 @@ std::vector<std::string> sorted_kernel_names(const containers::CubinInfo& info);
 
 /// The entries a reader found, one (kind, arch) each: {"elf", 80}, {"ptx", 90}.
 std::vector<std::pair<std::string, int>> entry_list(const FatbinFile& file);
+/// Such a list as a record shows it: "elf 80", "ptx 90".
+std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list);
 
 /// readelf's path, or nothing (binutils is not installed).
 std::optional<std::filesystem::path> readelf();

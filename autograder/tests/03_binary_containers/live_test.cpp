@@ -17,12 +17,6 @@ namespace lt = launchlab::testing;
 using namespace launchlab::containers;
 using namespace launchlab::containers_tests;
 
-std::vector<std::string> describe_list(const std::vector<std::pair<std::string, int>>& list) {
-  std::vector<std::string> out;
-  for (const auto& [kind, arch] : list) out.push_back(kind + " " + std::to_string(arch));
-  return out;
-}
-
 TEST(Live, CuobjdumpListOfAFreshExecutable) {
   LAUNCHLAB_REQUIRE_TOOL(cuobjdump, "cuobjdump");
   const fs::path& dir = work_dir();

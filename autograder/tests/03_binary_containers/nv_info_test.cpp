@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 namespace lt = launchlab::testing;
 using namespace launchlab::containers;
 using namespace launchlab::containers_tests;
-using lt::Expected;
 
 std::vector<std::byte> bytes(std::initializer_list<int> values) {
   std::vector<std::byte> out;
@@ -138,7 +137,7 @@ TEST(NvInfo, MalformedSectionsThrow) {
   struct Case {
     std::vector<std::byte> section;
     const char* what;
-    Expected<std::string> error;
+    lt::Expected<std::string> error;
   };
   const std::vector<Case> cases = {
       {bytes({0x03, 0x1b, 0xff, 0x00, 0x04, 0x2f, 0x08, 0x00, 1, 2, 3}), "03 1b ff 00 | 04 2f 08 00 01 02 03: an SVAL whose payload is cut",

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cases.h"
-#include "driver_api.h"
+#include "launchlab/driver_api.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "param_buffer.h"
@@ -29,6 +29,9 @@
 namespace launchlab::param_buffer_tests {
 namespace {
 
+using launchlab::testing::driver_api;
+using launchlab::testing::driver_error_name;
+using launchlab::testing::function_of;
 using param_buffer::Layout;
 using param_buffer::Slot;
 
@@ -40,7 +43,7 @@ std::vector<Slot> driver_slots(CUfunction f) {
   std::vector<Slot> slots;
   for (std::size_t i = 0; i < 256; ++i) {
     std::size_t offset = 0, size = 0;
-    if (driver().func_get_param_info(f, i, &offset, &size) != CUDA_SUCCESS) break;
+    if (driver_api().func_get_param_info(f, i, &offset, &size) != CUDA_SUCCESS) break;
     slots.push_back(Slot{offset, size});
   }
   return slots;
@@ -103,7 +106,7 @@ bool PackWithYourCode(const EchoCase& c, Packed& out) {
 CUresult launch_with_buffer(CUfunction f, std::span<std::byte> buffer, std::size_t size) {
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                    CU_LAUNCH_PARAM_END};
-  return driver().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra);
+  return driver_api().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra);
 }
 
 // What waiting for the echo kernel gave: "cudaSuccess", or the error's name.
@@ -157,7 +160,7 @@ TEST(EchoOnGpu, KernelSeesEveryPackedByteThroughExtra) {
     const CUfunction f = function_of(c.host_function);
     clear_echo();
     const CUresult launched = launch_with_buffer(f, packed.buffer, packed.buffer.size());
-    RECORD_EQ(error_name(launched), std::string("CUDA_SUCCESS"))
+    RECORD_EQ(driver_error_name(launched), std::string("CUDA_SUCCESS"))
         << "cuLaunchKernel with your " << packed.buffer.size() << "-byte buffer (" << your_offsets(packed.layout) << ")";
     RECORD_EQ(finished(), std::string("cudaSuccess")) << "waiting for the echo kernel";
     RecordEchoedValues(c, packed);
@@ -180,8 +183,8 @@ TEST(EchoOnGpu, KernelParamsPointersGiveTheSameBytes) {
     // The driver copies each parameter from its pointer to the offset it
     // knows from the kernel's image: this launch needs no layout of yours.
     const CUresult launched =
-        driver().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, pointers.data(), nullptr);
-    RECORD_EQ(error_name(launched), std::string("CUDA_SUCCESS")) << "cuLaunchKernel with kernelParams";
+        driver_api().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, pointers.data(), nullptr);
+    RECORD_EQ(driver_error_name(launched), std::string("CUDA_SUCCESS")) << "cuLaunchKernel with kernelParams";
     RECORD_EQ(finished(), std::string("cudaSuccess")) << "waiting for the echo kernel";
     // Through kernelParams the driver takes sizes and offsets from the
     // kernel, so only where your pointers point matters.
@@ -211,7 +214,7 @@ TEST(EchoOnGpu, AWrongLayoutMakesTheKernelReadTheWrongBytes) {
       clear_echo();
       const CUresult launched = launch_with_buffer(f, wrong, wrong.size());
       if (launched != CUDA_SUCCESS || finished() != "cudaSuccess") {
-        throw std::runtime_error("a 48-byte buffer for a 48-byte parameter list did not run: " + error_name(launched));
+        throw std::runtime_error("a 48-byte buffer for a 48-byte parameter list did not run: " + driver_error_name(launched));
       }
       kernel_read = echoed_parameters(values);
       for (std::size_t p = 0; p < values.size(); ++p) {
@@ -265,23 +268,23 @@ TEST(EchoOnGpu, TheDriverRefusesAnOversizeBuffer) {
   param_buffer::LaunchExtra extra;
   param_buffer::fill_extra(extra, std::span<std::byte>(room).first(exact));
   clear_echo();
-  const CUresult ok = driver().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
-  std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", exact, error_name(ok).c_str());
-  RECORD_EQ(error_name(ok), std::string("CUDA_SUCCESS"))
+  const CUresult ok = driver_api().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
+  std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", exact, driver_error_name(ok).c_str());
+  RECORD_EQ(driver_error_name(ok), std::string("CUDA_SUCCESS"))
       << "cuLaunchKernel with your buffer, its " << exact << " bytes declared through your fill_extra";
   RECORD_EQ(finished(), std::string("cudaSuccess")) << "waiting for the echo kernel";
   RecordEchoedValues(c, packed);
 
   param_buffer::fill_extra(extra, std::span<std::byte>(room).first(exact - 1));
-  const CUresult short_answer = driver().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
-  std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", exact - 1, error_name(short_answer).c_str());
+  const CUresult short_answer = driver_api().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
+  std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", exact - 1, driver_error_name(short_answer).c_str());
   RECORD_EQ(finished(), std::string("cudaSuccess")) << "waiting after the launch of " << exact - 1 << " bytes";
 
   for (std::size_t size : {exact + 8, std::size_t{32768}}) {
     param_buffer::fill_extra(extra, std::span<std::byte>(room).first(size));
-    const CUresult answer = driver().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
-    std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", size, error_name(answer).c_str());
-    RECORD_NE(error_name(answer), std::string("CUDA_SUCCESS"))
+    const CUresult answer = driver_api().launch_kernel(f, 1, 1, 1, kThreads, 1, 1, 0, nullptr, nullptr, extra.items.data());
+    std::printf("csv,driver_answer,mixed,,,,%zu,%s\n", size, driver_error_name(answer).c_str());
+    RECORD_NE(driver_error_name(answer), std::string("CUDA_SUCCESS"))
         << "cuLaunchKernel with a " << size << "-byte buffer declared through your fill_extra, for " << exact
         << " bytes of parameters: the driver must refuse it";
     RECORD_EQ(finished(), std::string("cudaSuccess")) << "waiting after the refused launch of " << size << " bytes";

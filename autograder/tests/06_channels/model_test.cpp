@@ -52,6 +52,14 @@ q::Qmd make_qmd(q::QmdVersion v, std::array<std::uint32_t, 3> grid, std::array<s
   return qmd;
 }
 
+// A one-thread QMD of @p version for the kernel at @p program, written into
+// the model's memory: its address.
+std::uint64_t qmd_in_memory(Gpu& gpu, q::QmdVersion version, std::uint64_t program) {
+  const std::uint64_t at = gpu.memory.allocate(384);
+  gpu.memory.write_words(at, q::encode(make_qmd(version, {1, 1, 1}, {1, 1, 1}, program, gpu.memory.allocate(64), 64)));
+  return at;
+}
+
 // ---------------------------------------------------------------------------
 // The builder
 // ---------------------------------------------------------------------------
@@ -381,10 +389,7 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
   check("a QMD of the wrong version for the class", [](Gpu& gpu, Channel& c) {
     PushbufferBuilder pb;
     pb.bind_class(1, compute_class::kHopperA);
-    const std::uint64_t at = gpu.memory.allocate(384);
-    gpu.memory.write_words(at, q::encode(make_qmd(q::QmdVersion::V05_00, {1, 1, 1}, {1, 1, 1}, 0xb000,
-                                                 gpu.memory.allocate(64), 64)));
-    pb.launch_by_address(1, at);
+    pb.launch_by_address(1, qmd_in_memory(gpu, q::QmdVersion::V05_00, 0xb000));
     return c.submit_pushbuffer(pb.words());
   });
   check("a segment that ends inside a group", [](Gpu&, Channel& c) {
@@ -401,6 +406,60 @@ TEST(HostEngine, MalformedWorkIsReportedAtItsEntry) {
     pb.methods(0, host_method::kSemAddrLo, data);
     return c.submit_pushbuffer(pb.words());
   });
+  check("a 64-bit release at an address 4 past a multiple of 8", [](Gpu& gpu, Channel& c) {
+    const std::uint64_t sem = gpu.memory.allocate(16) + 4;
+    const std::uint32_t data[] = {static_cast<std::uint32_t>(sem), static_cast<std::uint32_t>(sem >> 32), 1, 0,
+                                  1 | 1u << 24};
+    PushbufferBuilder pb;
+    pb.methods(0, host_method::kSemAddrLo, data);
+    return c.submit_pushbuffer(pb.words());
+  });
+  check("SEND_SIGNALING_PCAS2_B with PCAS_ACTION 5, which the model does not run", [](Gpu& gpu, Channel& c) {
+    PushbufferBuilder pb;
+    pb.bind_class(1, compute_class::kHopperA);
+    const std::uint64_t at = qmd_in_memory(gpu, q::QmdVersion::V04_00, 0xb000);
+    pb.method(1, compute_method::kSendPcasA, static_cast<std::uint32_t>(at >> 8));
+    pb.method(1, compute_method::kSendSignalingPcas2B, 5);
+    return c.submit_pushbuffer(pb.words());
+  });
+  check("a control entry whose OPCODE is 1, not NOP", [](Gpu&, Channel& c) {
+    return c.submit({1ull << 32, 0, GpLevel::Main, false, false});  // ENTRY1 bits 7:0 are the OPCODE
+  });
+  check("an entry with FETCH_CONDITIONAL", [](Gpu& gpu, Channel& c) {
+    PushbufferBuilder pb;
+    pb.method(0, host_method::kSemAddrLo, 0);
+    const std::uint64_t segment = gpu.memory.allocate(4 * pb.words().size());
+    gpu.memory.write_words(segment, pb.words());
+    return c.submit({segment, static_cast<std::uint32_t>(pb.words().size()), GpLevel::Main, false, true});
+  });
+}
+
+TEST(HostEngine, NoOperationsChangeNothing) {
+  Gpu gpu;
+  Channel channel(gpu.memory, gpu.host, 8, 7);
+  int threads = 0;
+  gpu.host.register_kernel(0xb000, [&](const ThreadContext&) { ++threads; });
+  const std::uint64_t qmd_at = qmd_in_memory(gpu, q::QmdVersion::V04_00, 0xb000);
+  PushbufferBuilder pb;
+  pb.bind_class(1, compute_class::kHopperA);
+  pb.method(1, compute_method::kNoOperation, 0);
+  pb.method(1, compute_method::kWaitForIdle, 0);
+  pb.method(1, compute_method::kSendPcasA, static_cast<std::uint32_t>(qmd_at >> 8));
+  pb.method(1, compute_method::kSendSignalingPcas2B, 0);  // PCAS_ACTION NOP
+  RECORD_SCOPE("entry 0 a control entry with OPCODE NOP; entry 1 binds HOPPER_COMPUTE_A, then NO_OPERATION, "
+               "WAIT_FOR_IDLE, SEND_PCAS_A to a QMD and SEND_SIGNALING_PCAS2_B with PCAS_ACTION NOP (0)");
+  RECORD_TRUE(channel.submit({0, 0, GpLevel::Main, false, false})) << "submit of the control entry";
+  RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "submit_pushbuffer";
+  RECORD_NO_THROW(channel.ring_doorbell()) << "ring_doorbell";
+  RECORD_EQ(channel.gp_get(), 2u) << "GP_GET after the doorbell: both entries were read";
+  RECORD_EQ(gpu.host.launches().size(), 0u) << "launches(): PCAS_ACTION NOP launches nothing";
+  RECORD_EQ(threads, 0) << "threads run";
+  PushbufferBuilder past_the_end;
+  const std::uint32_t data[] = {1, 2, 3};
+  RECORD_NO_THROW(past_the_end.methods(0, kMaxMethod - 4, data))
+      << "methods(0, 0x3ff8, {1, 2, 3}): an INC group past kMaxMethod is built; the host refuses it when it reads it";
+  const std::uint32_t expected[] = {header_word(kInc, 0, kMaxMethod - 4, 3), 1, 2, 3};
+  RECORD_EQ(hex_words(past_the_end.words()), hex_words(expected)) << "the words methods(0, 0x3ff8, {1, 2, 3}) built";
 }
 
 // ---------------------------------------------------------------------------

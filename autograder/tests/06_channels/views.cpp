@@ -1,7 +1,6 @@
 #include "views.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 namespace launchlab::channels {
@@ -87,12 +86,6 @@ HeaderFields fields_of(std::uint32_t word) {
 bool is_method_header(std::uint32_t sec_op) { return sec_op == 1 || sec_op == 3 || sec_op == 4 || sec_op == 5; }
 
 }  // namespace
-
-std::string hex(std::uint64_t value, int digits) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%0*llx", digits, static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 std::string method_text(std::uint32_t method) {
   const auto name = method_name(method);

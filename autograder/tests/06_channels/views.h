@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels.h"
+#include "launchlab/bytes.h"
 
 namespace launchlab::channels {
 
@@ -37,7 +38,7 @@ nlohmann::json record_value(const GpEntry& entry);
 namespace launchlab::channel_tests {
 
 /// "0x2b4"; with digits, zero-padded: hex(0x2b4, 8) is "0x000002b4".
-std::string hex(std::uint64_t value, int digits = 0);
+using launchlab::bytes::hex;
 
 /// A method by name and number: "SEND_PCAS_A (0x02b4)", or "0x02b5" for a
 /// method the lab does not name.

@@ -1,20 +1,18 @@
 #include "header_fields.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <map>
 #include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 
+#include "launchlab/bytes.h"
+
 namespace launchlab::qmd {
 namespace {
 
-std::string hex(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
+using launchlab::bytes::hex;
 
 std::string scaled_range(const ScaledField& f) {
   return "MW(" + std::to_string(f.field.hi) + ":" + std::to_string(f.field.lo) + ")" +
@@ -338,30 +336,33 @@ struct Part {
 };
 
 Part part_of(const HeaderField& f) {
+  static const std::map<std::string, Part, std::less<>> kParts = {
+      {"major_version", {Part::Version}},
+      {"minor_version", {Part::Minor}},
+      {"grid_width", {Part::Grid, 0}},
+      {"grid_height", {Part::Grid, 1}},
+      {"grid_depth", {Part::Grid, 2}},
+      {"block_x", {Part::Block, 0}},
+      {"block_y", {Part::Block, 1}},
+      {"block_z", {Part::Block, 2}},
+      {"registers", {Part::Registers}},
+      {"shared_memory", {Part::Shared}},
+      {"program_address_lower", {Part::Program, 0, false}},
+      {"program_address_upper", {Part::Program, 0, true}},
+      {"cbank0_address_lower", {Part::Cbank, 0, false}},
+      {"cbank0_address_upper", {Part::Cbank, 0, true}},
+      {"cbank0_size", {Part::CbankSize}},
+      {"cbank0_valid", {Part::CbankValid}},
+      {"barrier_count", {Part::Barrier}},
+      {"sass_version", {Part::Sass}},
+      {"release0_enable", {Part::ReleaseEnable}},
+      {"release0_address_lower", {Part::ReleaseAddress, 0, false}},
+      {"release0_address_upper", {Part::ReleaseAddress, 0, true}},
+      {"release0_payload_lower", {Part::ReleasePayload, 0, false}},
+      {"release0_payload_upper", {Part::ReleasePayload, 0, true}},
+  };
   const std::string& n = f.field;
-  if (n == "major_version") return {Part::Version};
-  if (n == "minor_version") return {Part::Minor};
-  if (n == "grid_width") return {Part::Grid, 0};
-  if (n == "grid_height") return {Part::Grid, 1};
-  if (n == "grid_depth") return {Part::Grid, 2};
-  if (n == "block_x") return {Part::Block, 0};
-  if (n == "block_y") return {Part::Block, 1};
-  if (n == "block_z") return {Part::Block, 2};
-  if (n == "registers") return {Part::Registers};
-  if (n == "shared_memory") return {Part::Shared};
-  if (n == "program_address_lower") return {Part::Program, 0, false};
-  if (n == "program_address_upper") return {Part::Program, 0, true};
-  if (n == "cbank0_address_lower") return {Part::Cbank, 0, false};
-  if (n == "cbank0_address_upper") return {Part::Cbank, 0, true};
-  if (n == "cbank0_size") return {Part::CbankSize};
-  if (n == "cbank0_valid") return {Part::CbankValid};
-  if (n == "barrier_count") return {Part::Barrier};
-  if (n == "sass_version") return {Part::Sass};
-  if (n == "release0_enable") return {Part::ReleaseEnable};
-  if (n == "release0_address_lower") return {Part::ReleaseAddress, 0, false};
-  if (n == "release0_address_upper") return {Part::ReleaseAddress, 0, true};
-  if (n == "release0_payload_lower") return {Part::ReleasePayload, 0, false};
-  if (n == "release0_payload_upper") return {Part::ReleasePayload, 0, true};
+  if (const auto it = kParts.find(n); it != kParts.end()) return it->second;
   throw std::runtime_error("fields.csv: unknown field " + n);
 }
 
@@ -466,11 +467,7 @@ std::vector<std::string> set_bit_runs(std::span<const std::uint32_t> words, unsi
 
 std::vector<std::string> hex_words(std::span<const std::uint32_t> words) {
   std::vector<std::string> out;
-  char buffer[16];
-  for (std::uint32_t w : words) {
-    std::snprintf(buffer, sizeof buffer, "0x%08x", w);
-    out.push_back(buffer);
-  }
+  for (std::uint32_t w : words) out.push_back(launchlab::bytes::hex(w, 8));
   return out;
 }
 

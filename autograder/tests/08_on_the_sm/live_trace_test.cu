@@ -74,6 +74,12 @@ int SpinBlocksPerSm(unsigned threads) {
   return per_sm;
 }
 
+// Two full waves of 256-thread traced_spin blocks: as many as fit on every
+// SM, twice over.
+unsigned TwoFullWavesOf256ThreadBlocks() {
+  return static_cast<unsigned>(MultiprocessorCount() * SpinBlocksPerSm(256) * 2);
+}
+
 // A value shown in a failure as the object it holds.
 struct Shown {
   nlohmann::json value;
@@ -138,8 +144,7 @@ TEST(LiveTrace, RecordsEveryBlockOfTheGridOnce) {
 
 TEST(LiveTrace, SmIdsAreRealSmsAndALargeGridUsesEveryOne) {
   LAUNCHLAB_REQUIRE_GPU();
-  const int sms = MultiprocessorCount();
-  const unsigned blocks = static_cast<unsigned>(sms * SpinBlocksPerSm(256) * 2);
+  const unsigned blocks = TwoFullWavesOf256ThreadBlocks();
   RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 20000)");
   std::vector<BlockRecord> records;
   RECORD_NO_THROW(records = trace_spin(blocks, 256, 20'000));
@@ -212,8 +217,7 @@ TEST(LiveTrace, BlocksResidentTogetherUseDifferentWarpSlots) {
   // Two blocks that are on one SM at the same time hold different hardware
   // warp slots. "At the same time" with a margin of 2 us on each side, far
   // above the timer's steps, for blocks that last 40 us.
-  const int sms = MultiprocessorCount();
-  const unsigned blocks = static_cast<unsigned>(sms * SpinBlocksPerSm(256) * 2);
+  const unsigned blocks = TwoFullWavesOf256ThreadBlocks();
   RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 40000)");
   std::vector<BlockRecord> records;
   RECORD_NO_THROW(records = trace_spin(blocks, 256, 40'000));

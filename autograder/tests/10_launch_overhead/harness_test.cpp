@@ -82,14 +82,8 @@ class FakeTimer final : public Timer {
 
 BenchConfig make_config(int warmup, int min_trials, int max_trials, double target, int items = 1,
                         int check_every = 1) {
-  BenchConfig c;
-  c.warmup_trials = warmup;
-  c.min_trials = min_trials;
-  c.max_trials = max_trials;
-  c.target_relative_error = target;
-  c.items_per_trial = items;
-  c.check_every = check_every;
-  return c;
+  return {.warmup_trials = warmup, .min_trials = min_trials, .max_trials = max_trials,
+          .target_relative_error = target, .items_per_trial = items, .check_every = check_every};
 }
 
 // run_benchmark on the fake clock, with whether it threw and what the timer

@@ -16,6 +16,9 @@
 
 namespace launchlab::overhead::reference {
 
+// The same kernels as the lab's kernels.cuh, under names of their own: that
+// header defines its kernels for launches.cu, and a second copy of them in
+// this program would clash with the learner's.
 __global__ void reference_empty() {}
 
 template <std::size_t N>

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/event_timer.h"
+#include "launchlab/cuda.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "tuning.h"
@@ -26,44 +28,7 @@
 namespace launchlab::occupancy {
 namespace {
 
-struct DeviceFloats {
-  float* ptr = nullptr;
-  explicit DeviceFloats(std::size_t count) {
-    if (cudaMalloc(reinterpret_cast<void**>(&ptr), count * sizeof(float)) != cudaSuccess) ptr = nullptr;
-  }
-  ~DeviceFloats() { cudaFree(ptr); }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-};
-
-struct Timer {
-  cudaEvent_t a = nullptr, b = nullptr;
-  Timer() {
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-  }
-  ~Timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-  // GPU milliseconds of one call.
-  float once(const std::function<void()>& launch) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    return ms;
-  }
-  float median(const std::function<void()>& launch, int runs) {
-    launch();
-    std::vector<float> t;
-    for (int i = 0; i < runs; ++i) t.push_back(once(launch));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
+using DeviceFloats = launchlab::cuda::DeviceBuffer<float>;
 
 cudaDeviceProp device() {
   int d = 0;
@@ -105,7 +70,7 @@ template <class Config>
 void RecordWithinSlackOfBest(const std::vector<Config>& search, const Config& yours,
                              const std::function<void(const Config&)>& launch, int runs, int rounds,
                              const char* what) {
-  Timer timer;
+  EventTimer timer;
   std::vector<std::pair<float, Config>> found;
   for (const Config& c : search) {
     // The search holds only configurations the runtime says can launch (see
@@ -239,19 +204,18 @@ TEST(Tuning, ChosenConfigurationsComputeTheRightAnswer) {
   }
   {
     DeviceFloats da(n), db(n), dc(n);
-    if (!da.ptr || !db.ptr || !dc.ptr) throw std::runtime_error("cudaMalloc failed");
-    check(cudaMemcpy(da.ptr, a.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaMemcpy(db.ptr, b.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaMemset(dc.ptr, 0xff, n * 4), "cudaMemset");
+    check(cudaMemcpy(da.get(), a.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(db.get(), b.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemset(dc.get(), 0xff, n * 4), "cudaMemset");
     RECORD_SCOPE("launch_vadd(the configuration choose_vadd_config returned, on 1000003 random floats)");
     bool launched = false;
     RECORD_NO_THROW(launched = [&] {
-      launch_vadd(vadd, da.ptr, db.ptr, dc.ptr, n);
+      launch_vadd(vadd, da.get(), db.get(), dc.get(), n);
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after launch_vadd");
       return true;
     }());
     RECORD_REQUIRE(launched);
-    check(cudaMemcpy(c.data(), dc.ptr, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(c.data(), dc.get(), n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
     RECORD_EQ(Slice(c, 0, 8), Slice(Sums(a, b), 0, 8)) << "c[0] to c[7]";
     RECORD_EQ(Slice(c, n - 8, 8), Slice(Sums(a, b), n - 8, 8)) << "the last 8 floats of c, where the tail is";
     RECORD_EQ(Fingerprint(c), Fingerprint(Sums(a, b)))
@@ -266,59 +230,61 @@ TEST(Tuning, ChosenConfigurationsComputeTheRightAnswer) {
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   for (float& x : in) x = unit(random);
   DeviceFloats din(m), dout(m);
-  if (!din.ptr || !dout.ptr) throw std::runtime_error("cudaMalloc failed");
-  check(cudaMemcpy(din.ptr, in.data(), m * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+  check(cudaMemcpy(din.get(), in.data(), m * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   RECORD_SCOPE("launch_heavy(the configuration choose_heavy_config returned, on 100003 random floats in [-1, 1])");
   bool launched = false;
   RECORD_NO_THROW(launched = [&] {
-    launch_heavy(heavy, din.ptr, dout.ptr, m);
+    launch_heavy(heavy, din.get(), dout.get(), m);
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after launch_heavy");
     return true;
   }());
   RECORD_REQUIRE(launched);
-  check(cudaMemcpy(out.data(), dout.ptr, m * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check(cudaMemcpy(out.data(), dout.get(), m * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
   for (std::size_t i = 0; i < m; i += 97) {
     RECORD_NEAR(out[i], heavy_function(in[i]), 1e-4f * std::max(1.0f, std::fabs(heavy_function(in[i]))))
         << "out[" << i << "], against heavy_function(in[" << i << "]) on the CPU";
   }
 }
 
+// What the timing tests of vadd start from: the learner's configuration for
+// vadd_elements(), and on the device a and b zeroed, c for the sums.
+struct VaddTimingSetup {
+  std::size_t n = vadd_elements();
+  VaddConfig yours;
+  DeviceFloats a{n}, b{n}, c{n};
+  VaddTimingSetup() {
+    RECORD_NO_THROW(yours = choose_vadd_config(n)) << "choose_vadd_config(n)";
+    check(cudaMemset(a.get(), 0, n * 4), "cudaMemset");
+    check(cudaMemset(b.get(), 0, n * 4), "cudaMemset");
+  }
+};
+
 TEST(Tuning, VaddWithin5PercentOfTheBestConfigurationFound) {
   LAUNCHLAB_REQUIRE_GPU();
   cudaGetLastError();
-  const std::size_t n = vadd_elements();
-  VaddConfig yours;
-  RECORD_NO_THROW(yours = choose_vadd_config(n)) << "choose_vadd_config(n)";
-  DeviceFloats a(n), b(n), c(n);
-  if (!a.ptr || !b.ptr || !c.ptr) throw std::runtime_error("cudaMalloc of 3 x " + std::to_string(n) + " floats failed");
-  check(cudaMemset(a.ptr, 0, n * 4), "cudaMemset");
-  check(cudaMemset(b.ptr, 0, n * 4), "cudaMemset");
+  const VaddTimingSetup setup;
+  const auto& [n, yours, a, b, c] = setup;
   bool launched = false;
-  RECORD_NO_THROW(launched = (launch_vadd(yours, a.ptr, b.ptr, c.ptr, n), true))
+  RECORD_NO_THROW(launched = (launch_vadd(yours, a.get(), b.get(), c.get(), n), true))
       << "launch_vadd(the configuration choose_vadd_config returned, n)";
   RECORD_REQUIRE(launched);
   RecordWithinSlackOfBest<VaddConfig>(
-      vadd_search(), yours, [&](const VaddConfig& cfg) { launch_vadd(cfg, a.ptr, b.ptr, c.ptr, n); }, 5, 15,
+      vadd_search(), yours, [&](const VaddConfig& cfg) { launch_vadd(cfg, a.get(), b.get(), c.get(), n); }, 5, 15,
       "vadd");
 }
 
 TEST(Tuning, VaddReachesNinetyPercentOfCopyBandwidth) {
   LAUNCHLAB_REQUIRE_GPU();
   cudaGetLastError();
-  const std::size_t n = vadd_elements();
-  VaddConfig yours;
-  RECORD_NO_THROW(yours = choose_vadd_config(n)) << "choose_vadd_config(n)";
-  DeviceFloats a(n), b(n), c(n);
-  if (!a.ptr || !b.ptr || !c.ptr) throw std::runtime_error("cudaMalloc of 3 x " + std::to_string(n) + " floats failed");
-  check(cudaMemset(a.ptr, 0, n * 4), "cudaMemset");
-  check(cudaMemset(b.ptr, 0, n * 4), "cudaMemset");
-  Timer timer;
+  const VaddTimingSetup setup;
+  const auto& [n, yours, a, b, c] = setup;
+  EventTimer timer;
   std::vector<float> copy, add;
   // Interleaved, so that both see the same state of the GPU.
   auto take_turns = [&] {
     for (int i = 0; i < 11; ++i) {
-      copy.push_back(timer.once([&] { cudaMemcpyAsync(c.ptr, a.ptr, n * 4, cudaMemcpyDeviceToDevice); }));
-      add.push_back(timer.once([&] { launch_vadd(yours, a.ptr, b.ptr, c.ptr, n); }));
+      copy.push_back(timer.once([&] { cudaMemcpyAsync(c.get(), a.get(), n * 4, cudaMemcpyDeviceToDevice); }));
+      add.push_back(timer.once([&] { launch_vadd(yours, a.get(), b.get(), c.get(), n); }));
     }
     check(cudaGetLastError(), "the copies and launches");
   };
@@ -343,14 +309,13 @@ TEST(Tuning, HeavyKernelWithin5PercentOfTheBestConfigurationFound) {
   HeavyConfig yours;
   RECORD_NO_THROW(yours = choose_heavy_config(kHeavyElements)) << "choose_heavy_config(n)";
   DeviceFloats in(kHeavyElements), out(kHeavyElements);
-  if (!in.ptr || !out.ptr) throw std::runtime_error("cudaMalloc failed");
-  check(cudaMemset(in.ptr, 0, kHeavyElements * 4), "cudaMemset");
+  check(cudaMemset(in.get(), 0, kHeavyElements * 4), "cudaMemset");
   bool launched = false;
-  RECORD_NO_THROW(launched = (launch_heavy(yours, in.ptr, out.ptr, kHeavyElements), true))
+  RECORD_NO_THROW(launched = (launch_heavy(yours, in.get(), out.get(), kHeavyElements), true))
       << "launch_heavy(the configuration choose_heavy_config returned, n)";
   RECORD_REQUIRE(launched);
   RecordWithinSlackOfBest<HeavyConfig>(
-      heavy_search(), yours, [&](const HeavyConfig& cfg) { launch_heavy(cfg, in.ptr, out.ptr, kHeavyElements); }, 3,
+      heavy_search(), yours, [&](const HeavyConfig& cfg) { launch_heavy(cfg, in.get(), out.get(), kHeavyElements); }, 3,
       9, "the heavy kernel");
 }
 

@@ -14,14 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "launchlab/driver_api.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
-#include "live_driver.h"
 #include "pipeline.h"
 #include "real_launch.h"
 
 namespace launchlab::real_launch_tests {
 namespace {
+
+using launchlab::testing::check_driver;
+using launchlab::testing::driver_api;
 
 constexpr const char* kCubin = "kernels.sm_90.cubin";
 
@@ -30,10 +33,10 @@ constexpr const char* kCubin = "kernels.sm_90.cubin";
 std::optional<std::string> not_sm90() {
   if (auto why = launchlab::testing::gpu_unavailable_reason()) return why;
   CUdevice device = 0;
-  check(live_driver().ctx_get_device(&device), "cuCtxGetDevice");
+  check_driver(driver_api().ctx_get_device(&device), "cuCtxGetDevice");
   int major = 0, minor = 0;
-  check(live_driver().device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute");
-  check(live_driver().device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute");
+  check_driver(driver_api().device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute");
+  check_driver(driver_api().device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute");
   if (major * 10 + minor != 90) {
     return "this lab's launches are decoded for sm_90 (QMD V04_00); this GPU is sm_" + std::to_string(major * 10 + minor);
   }
@@ -55,7 +58,7 @@ class Kernels {
     auto it = functions_.find(name);
     if (it != functions_.end()) return it->second;
     CUfunction f = nullptr;
-    check(live_driver().module_get_function(&f, module_, name.c_str()), "cuModuleGetFunction " + name);
+    check_driver(driver_api().module_get_function(&f, module_, name.c_str()), "cuModuleGetFunction " + name);
     return functions_.emplace(name, f).first->second;
   }
 
@@ -63,7 +66,7 @@ class Kernels {
     std::vector<std::pair<std::size_t, std::size_t>> info;
     for (std::size_t i = 0;; ++i) {
       std::size_t offset = 0, size = 0;
-      if (live_driver().func_get_param_info(function(name), i, &offset, &size) != CUDA_SUCCESS) break;
+      if (driver_api().func_get_param_info(function(name), i, &offset, &size) != CUDA_SUCCESS) break;
       info.emplace_back(offset, size);
     }
     return info;
@@ -71,7 +74,7 @@ class Kernels {
 
   int attribute(const std::string& name, CUfunction_attribute a) {
     int value = 0;
-    check(live_driver().func_get_attribute(&value, a, function(name)), "cuFuncGetAttribute");
+    check_driver(driver_api().func_get_attribute(&value, a, function(name)), "cuFuncGetAttribute");
     return value;
   }
 
@@ -86,10 +89,10 @@ class Kernels {
     CUdeviceptr to = peeked_;
     int words = static_cast<int>((size + 7) / 8);
     void* args[] = {&from, &to, &words};
-    check(live_driver().launch_kernel(function("peek"), 1, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr), "peek");
-    check(live_driver().ctx_synchronize(), "cuCtxSynchronize after peek");
+    check_driver(driver_api().launch_kernel(function("peek"), 1, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr), "peek");
+    check_driver(driver_api().ctx_synchronize(), "cuCtxSynchronize after peek");
     std::vector<std::byte> bytes(static_cast<std::size_t>(words) * 8);
-    check(live_driver().memcpy_dtoh(bytes.data(), peeked_, bytes.size()), "cuMemcpyDtoH");
+    check_driver(driver_api().memcpy_dtoh(bytes.data(), peeked_, bytes.size()), "cuMemcpyDtoH");
     bytes.resize(size);
     return bytes;
   }
@@ -97,17 +100,17 @@ class Kernels {
  private:
   Kernels() {
     const auto& bytes = cubin_bytes(kCubin);
-    check(live_driver().module_load_data(&module_, bytes.data()), std::string("cuModuleLoadData ") + kCubin);
-    check(live_driver().mem_alloc(&out_, 4u << 20), "cuMemAlloc");
-    check(live_driver().mem_alloc(&peeked_, 1u << 16), "cuMemAlloc");
-    check(live_driver().stream_create(&streams_[1], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    check(live_driver().stream_create(&streams_[2], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    check(live_driver().func_set_attribute(function("shared_dynamic"), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 200000),
+    check_driver(driver_api().module_load_data(&module_, bytes.data()), std::string("cuModuleLoadData ") + kCubin);
+    check_driver(driver_api().mem_alloc(&out_, 4u << 20), "cuMemAlloc");
+    check_driver(driver_api().mem_alloc(&peeked_, 1u << 16), "cuMemAlloc");
+    check_driver(driver_api().stream_create(&streams_[1], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    check_driver(driver_api().stream_create(&streams_[2], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    check_driver(driver_api().func_set_attribute(function("shared_dynamic"), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 200000),
           "cuFuncSetAttribute");
     CUdevice device = 0;
-    check(live_driver().ctx_get_device(&device), "cuCtxGetDevice");
+    check_driver(driver_api().ctx_get_device(&device), "cuCtxGetDevice");
     int reserved = 0;
-    check(live_driver().device_get_attribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device),
+    check_driver(driver_api().device_get_attribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device),
           "cuDeviceGetAttribute");
     reserved_shared_ = static_cast<std::uint32_t>(reserved);
   }
@@ -175,7 +178,7 @@ void launch(const Live& l) {
   std::vector<void*> pointers;
   for (const auto& [offset, size] : k.param_info(l.kernel)) pointers.push_back(buffer.data() + offset);
   if (l.cluster[0] == 0) {
-    check(live_driver().launch_kernel(k.function(l.kernel), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+    check_driver(driver_api().launch_kernel(k.function(l.kernel), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                                       l.block[2], l.shared, k.stream(l.stream), pointers.empty() ? nullptr : pointers.data(),
                                       nullptr),
           "cuLaunchKernel " + l.describe());
@@ -197,7 +200,7 @@ void launch(const Live& l) {
   attribute.value.clusterDim.z = l.cluster[2];
   config.attrs = &attribute;
   config.numAttrs = 1;
-  check(live_driver().launch_kernel_ex(&config, k.function(l.kernel), pointers.empty() ? nullptr : pointers.data(), nullptr),
+  check_driver(driver_api().launch_kernel_ex(&config, k.function(l.kernel), pointers.empty() ? nullptr : pointers.data(), nullptr),
         "cuLaunchKernelEx " + l.describe());
 }
 
@@ -226,7 +229,7 @@ std::vector<real_launch::Mapping> driver_memory_now() {
   return real_launch::driver_memory(real_launch::parse_maps(real_launch::read_own_maps()));
 }
 
-void sync() { check(live_driver().ctx_synchronize(), "cuCtxSynchronize"); }
+void sync() { check_driver(driver_api().ctx_synchronize(), "cuCtxSynchronize"); }
 
 // Launches a shape once to warm it up (the first launch of a kernel loads its
 // code), then again between two snapshots, decodes what changed and checks

@@ -154,14 +154,8 @@ void settle() {
 
 lo::BenchConfig config(int items, int warmup, int min_trials, int max_trials, double target,
                        int check_every) {
-  lo::BenchConfig c;
-  c.warmup_trials = warmup;
-  c.min_trials = min_trials;
-  c.max_trials = max_trials;
-  c.target_relative_error = target;
-  c.items_per_trial = items;
-  c.check_every = check_every;
-  return c;
+  return {.warmup_trials = warmup, .min_trials = min_trials, .max_trials = max_trials,
+          .target_relative_error = target, .items_per_trial = items, .check_every = check_every};
 }
 
 // The launch + synchronize latency: 20,000 untimed round trips after the

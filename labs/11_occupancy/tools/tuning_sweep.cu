@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "event_timer.h"
 #include "occupancy.h"
 #include "tuning.h"
 
@@ -30,26 +31,8 @@ namespace lo = launchlab::occupancy;
 
 namespace {
 
-float median_ms(const std::function<void()>& launch, int runs) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  launch();
-  std::vector<float> t;
-  for (int i = 0; i < runs; ++i) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+// The median of `runs` timed calls, after one untimed call.
+float median_ms(const std::function<void()>& launch, int runs) { return lo::EventTimer().median(launch, runs); }
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));

@@ -148,18 +148,6 @@ FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std:
 /// initializer; it returns whether the hook was installed.
 bool run_instead_of_tests(const char* variable, int (*child)(const char* value));
 
-/// A function of the CUDA driver, fetched through the runtime
-/// (cudaGetDriverEntryPointByVersion) for the API of CUDA `version` (12040
-/// is 12.4): a test program that fetches the driver this way does not link
-/// libcuda, so it starts, and runs its CPU tests, where no driver is
-/// installed. Throws std::runtime_error naming the symbol when the runtime
-/// cannot provide it.
-void* driver_entry_point(const char* symbol, int version);
-template <class F>
-void fetch_driver_function(const char* symbol, F& out, int version) {
-  out = reinterpret_cast<F>(driver_entry_point(symbol, version));
-}
-
 /// The median of the values, written out here so that a test never relies
 /// on the statistics it is grading: for an even count, the mean of the two
 /// middle values (throws std::invalid_argument when there are none).

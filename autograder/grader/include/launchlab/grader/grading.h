@@ -28,6 +28,9 @@ struct Capabilities {
 
   /// Whether a test with these needs can run here; the first unmet need otherwise.
   std::optional<std::string> unmet_need(const LabTest& test) const;
+  /// What a learner is told is missing for a need unmet here: the GPU's
+  /// gpu_detail, the variable open-gpu-doc wants, or the tool's name.
+  std::string what_lacks(const std::string& need) const;
 };
 
 /// What a machine without a GPU is told (gpu_detail), whether the driver is

@@ -1,16 +1,18 @@
-// The driver functions the GPU tests of 12_real_launch call, fetched from
-// the CUDA runtime with cudaGetDriverEntryPointByVersion: the test program
-// does not link libcuda, so it starts, and runs its CPU tests, on a machine
-// without a driver.
+// The CUDA driver functions that the GPU tests call, fetched from the CUDA
+// runtime with cudaGetDriverEntryPointByVersion: a test program does not
+// link libcuda, so it starts, and runs its CPU tests, on a machine without
+// a driver; the runtime loads libcuda when a GPU test first asks for it.
 #pragma once
 
 #include <cuda.h>
 
 #include <string>
 
-namespace launchlab::real_launch_tests {
+namespace launchlab::testing {
 
-struct LiveDriver {
+/// The driver functions the tests call, fetched together for the API of
+/// CUDA 12.8 (cuLaunchKernelEx and cuFuncGetParamInfo are both there by then).
+struct DriverApi {
   decltype(&::cuModuleLoadData) module_load_data = nullptr;
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
@@ -29,9 +31,16 @@ struct LiveDriver {
 
 /// The functions, fetched on first use (the runtime's primary context made
 /// current first); throws std::runtime_error when one cannot be had.
-const LiveDriver& live_driver();
+const DriverApi& driver_api();
+
+/// "CUDA_ERROR_INVALID_VALUE", or "CUresult 700" when the driver has no name for it.
+std::string driver_error_name(CUresult status);
 
 /// Throws std::runtime_error naming the call and the error unless it succeeded.
-void check(CUresult status, const std::string& what);
+void check_driver(CUresult status, const std::string& what);
 
-}  // namespace launchlab::real_launch_tests
+/// The CUfunction of a kernel compiled into this program, named by its host
+/// stub (throws std::runtime_error when the runtime cannot find it).
+CUfunction function_of(const void* host_function);
+
+}  // namespace launchlab::testing
