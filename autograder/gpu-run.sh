@@ -21,16 +21,17 @@
 #                                          program on the solution (must agree with
 #                                          the reference's) and on the starter,
 #                                          the lab's GPU tests only (must not)
-#     chapters/..., autograder/tests/...   what the lab's own steps measured,
+#     chapters/..., labs/...               what the lab's own steps measured,
 #                                          where it is committed
 #
 # and $OUT/summary.txt, one line per lab and step with its exit status.
 #
 # Which tests need a GPU comes from each lab.toml's `needs`, through the
 # course model (build/gpu/course/course.json). What a lab does beyond its
-# tests is declared in autograder/tests/NN_slug/gpu_steps.sh (see there):
+# tests is declared in labs/NN_slug/gpu_steps.sh (see there):
 #   gpu_tools          tools to build: "name source [lab]", lab linking the
-#                      lab's solution library; built with -arch=native
+#                      lab's solution library; built with -arch=native, the
+#                      lab's folder and its tests' folder on the include path
 #   gpu_test_env       variables for the three test runs
 #   gpu_reference_env  variables for the reference program's run alone
 #   gpu_before_tests   a function run before the tests (their fixtures)
@@ -118,7 +119,7 @@ for slug in "${slugs[@]}"; do
   gpu_test_env=()
   gpu_reference_env=()
   unset -f gpu_before_tests gpu_after_tests
-  steps_file=$root/autograder/tests/$slug/gpu_steps.sh
+  steps_file=$root/labs/$slug/gpu_steps.sh
   [[ -f $steps_file ]] && source "$steps_file"
   {
     echo "== $slug, $(date -u +%FT%TZ); GPU: ${gpu:-none}; CUDA $cuda"

@@ -63,9 +63,9 @@ cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}"
 echo "run.sh: built in $(( $(date +%s) - start )) s"
 
 # --- seeds: the committed fixtures ------------------------------------------------
-F02=$ROOT/autograder/tests/02_reading_sass/fixtures
-F03=$ROOT/autograder/tests/03_binary_containers/fixtures
-F06=$ROOT/autograder/tests/06_channels/fixtures
+F02=$ROOT/labs/02_reading_sass/fixtures
+F03=$ROOT/labs/03_binary_containers/fixtures
+F06=$ROOT/labs/06_channels/fixtures
 F07=$ROOT/labs/07_qmd/fixtures
 # seeds TARGET DIR: puts the target's seeds in DIR.
 seeds() {

@@ -277,6 +277,14 @@ void assemble_test_data(const CommittedCourse& course, const std::vector<Lab>& l
       }
     }
   }
+  // Every lab's material, not only the graded labs': a lab's tests may read
+  // an earlier lab's fixtures (02's listings of 03's cubins).
+  for (const auto& lab_dir : fs::directory_iterator(course.root / "labs")) {
+    if (!fs::is_regular_file(lab_dir.path() / "lab.toml")) continue;  // labs/include is no lab
+    for (const auto& entry : fs::directory_iterator(lab_dir.path())) {
+      if (entry.is_directory()) copy_tree(entry.path(), into / "labs" / lab_dir.path().filename() / entry.path().filename());
+    }
+  }
   open_to_the_sandbox(into);
 }
 

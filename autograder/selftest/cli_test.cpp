@@ -376,6 +376,8 @@ TEST(StudentEdition, HoldsNoSolutionAndItsGradeJudgesFromTheExpectations) {
   }
   EXPECT_GT(files, 10);
   EXPECT_TRUE(fs::is_regular_file(edition / "expectations" / "00_alpha.transcript"));
+  EXPECT_TRUE(fs::is_regular_file(edition / "labs" / "01_beta" / "fixtures" / "values.txt"))
+      << "a lab's material goes with its lab";
   EXPECT_NE(read_text(edition / "README.md").find("./launchlab test 00"), std::string::npos);
 
   const fs::path edition_build = work / "edition-build";

@@ -433,6 +433,20 @@ TEST_F(FixtureGrading, AForgedTranscriptPassesNoTestItDidNotSolve) {
   EXPECT_EQ(graded.run.exit_code, 1);
 }
 
+TEST_F(FixtureGrading, ASubmissionsOwnMaterialIsNotRead) {
+  // The solution, with a labs/01_beta/fixtures/values.txt of the
+  // submission's own whose largest value is not the committed one's. Were
+  // it read, or the committed one not found in the sandbox, the solution
+  // would fail Beta.FindsTheLargest.
+  const fs::path submission = scratch("own-material");
+  fs::create_directories(submission / "labs" / "01_beta" / "fixtures");
+  fs::copy_file(solutions() / "01_beta" / "stats.cpp", submission / "labs" / "01_beta" / "stats.cpp");
+  write_text(submission / "labs" / "01_beta" / "fixtures" / "values.txt", "1000 1 2 3\n");
+  Graded graded = grade_fixture(submission, {"--labs", "01"});
+  EXPECT_EQ(graded.outcome("Beta.FindsTheLargest"), "passed") << graded.output("Beta.FindsTheLargest");
+  EXPECT_EQ(graded.total(), 4) << graded.run.output;
+}
+
 TEST_F(FixtureGrading, AWorkFolderTheGraderDidNotMakeIsRefused) {
   const fs::path dir = scratch("foreign-work");
   write_text(dir / "work" / "thesis.tex", "someone's work\n");

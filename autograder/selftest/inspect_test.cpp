@@ -21,12 +21,12 @@ using namespace launchlab::grader;
 
 namespace {
 
-const fs::path kTests = fs::path(LAUNCHLAB_SOURCE_DIR) / "autograder" / "tests";
+const fs::path kLabs = fs::path(LAUNCHLAB_SOURCE_DIR) / "labs";
 const fs::path kInspect = fs::path(LAUNCHLAB_SELFTEST_DIR) / "inspect";
-const fs::path kSassFixtures = kTests / "02_reading_sass" / "fixtures";
-const fs::path kContainerFixtures = kTests / "03_binary_containers" / "fixtures";
-const fs::path kChannelFixtures = kTests / "06_channels" / "fixtures";
-const fs::path kQmdFixtures = fs::path(LAUNCHLAB_SOURCE_DIR) / "labs" / "07_qmd" / "fixtures";
+const fs::path kSassFixtures = kLabs / "02_reading_sass" / "fixtures";
+const fs::path kContainerFixtures = kLabs / "03_binary_containers" / "fixtures";
+const fs::path kChannelFixtures = kLabs / "06_channels" / "fixtures";
+const fs::path kQmdFixtures = kLabs / "07_qmd" / "fixtures";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -362,7 +362,7 @@ TEST(InspectArguments, AreCheckedBeforeAToolRuns) {
     std::vector<std::string> args;
     std::string said;
   };
-  const std::string cubin = (kTests / "02_reading_sass/fixtures/vadd.sm_90.cubin").string();
+  const std::string cubin = (kSassFixtures / "vadd.sm_90.cubin").string();
   for (const Case& c : {
            Case{{"cubin"}, "launchlab inspect cubin: FILE is required"},
            Case{{"cubin", cubin, "--jsno"}, "launchlab inspect cubin: unknown option '--jsno' (did you mean '--json'?)"},

@@ -69,6 +69,13 @@ fs::path test_data(std::string_view relative) {
   return fs::path(LAUNCHLAB_TESTS_DIR) / relative;
 }
 
+fs::path lab_material(std::string_view relative) {
+  // The grader lays the committed labs' folders out beside the tests' data
+  // (assemble_test_data), under labs/.
+  if (const char* data = std::getenv("LAUNCHLAB_TEST_DATA"); data && *data) return fs::path(data) / "labs" / relative;
+  return fs::path(LAUNCHLAB_LABS_DIR) / relative;
+}
+
 namespace {
 
 // Starts argv (no shell; execvp when env is null, otherwise execve with env)

@@ -37,7 +37,7 @@ const char* const kUsage =
     "whether they agree with the launch. --json prints one JSON document (the\n"
     "program's standard output then goes to standard error), --raw adds\n"
     "every changed word, --limit traces at most N launches (100 by default).\n"
-    "--replay decodes committed captures (autograder/tests/12_real_launch/captures)\n"
+    "--replay decodes committed captures (labs/12_real_launch/captures)\n"
     "on any machine and exits 1 unless every launch in them agrees.\n"
     "\n"
     "It only reads: the program reads its own /dev/nvidiactl mappings (memory the\n"

@@ -5,13 +5,13 @@
 
 needs Debian's python3-matplotlib and writes vadd_cbank0.svg next to this
 script, from the course's committed listings of vadd's cubins,
-autograder/tests/03_binary_containers/fixtures/vadd.sm_*.cubin.cuobjdump-elf.txt
+labs/03_binary_containers/fixtures/vadd.sm_*.cubin.cuobjdump-elf.txt
 (`cuobjdump -elf`, CUDA 13.0; that folder's README says how they were made):
 for each architecture, the EIATTR_KPARAM_INFO records (each parameter's
 ordinal, offset and size), EIATTR_PARAM_CBANK (where in bank 0 the buffer
 starts, and its size) and the size of the section .nv.constant0 (the bank as
 the cubin declares it). The parameters' names are those of the kernel's
-source, autograder/tests/02_reading_sass/kernels/vadd.cu.
+source, labs/02_reading_sass/kernels/vadd.cu.
 """
 
 import re
@@ -25,8 +25,8 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-LISTINGS = ROOT / "autograder" / "tests" / "03_binary_containers" / "fixtures"
-KERNEL = ROOT / "autograder" / "tests" / "02_reading_sass" / "kernels" / "vadd.cu"
+LISTINGS = ROOT / "labs" / "03_binary_containers" / "fixtures"
+KERNEL = ROOT / "labs" / "02_reading_sass" / "kernels" / "vadd.cu"
 OUT = HERE / "vadd_cbank0.svg"
 plt.rcParams["svg.hashsalt"] = "launchlab"  # the same data give the same file
 plt.rcParams["svg.fonttype"] = "none"

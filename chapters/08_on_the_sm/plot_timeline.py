@@ -2,7 +2,7 @@
 """Draws the timeline of a recorded launch as an SVG.
 
     /usr/bin/python3 chapters/08_on_the_sm/plot_timeline.py \\
-        autograder/tests/08_on_the_sm/fixtures/vadd_4096x256.csv \\
+        labs/08_on_the_sm/fixtures/vadd_4096x256.csv \\
         chapters/08_on_the_sm/vadd_timeline.svg
 
 The trace is a CSV written by record_trace (chapters/08_on_the_sm/

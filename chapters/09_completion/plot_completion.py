@@ -5,7 +5,7 @@
         chapters/09_completion/data chapters/09_completion
 
 reads data/waits.csv and data/copies.csv (written by measure_completion, see
-autograder/tests/09_completion/gpu_steps.sh) and writes waits.svg and
+labs/09_completion/gpu_steps.sh) and writes waits.svg and
 copies.svg, and prints the medians the chapter quotes.
 
 Needs Debian's python3-matplotlib (apt-get install -y python3-matplotlib).

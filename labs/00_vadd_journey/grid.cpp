@@ -1,6 +1,6 @@
 // Grid arithmetic: the numbers between the chevrons of vadd<<<blocks, threads>>>
 // and the index each thread computes first. The contract, with examples, is in
-// grid.h; the tests are in autograder/tests/00_vadd_journey/.
+// grid.h; `./launchlab test 00` runs the tests.
 
 #include "grid.h"
 

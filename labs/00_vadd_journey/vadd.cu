@@ -1,5 +1,5 @@
 // The course's program: the vadd kernel and the host code around its launch.
-// The contract is in vadd.h; the tests are in autograder/tests/00_vadd_journey/.
+// The contract is in vadd.h; `./launchlab test 00` runs the tests.
 
 #include "vadd.h"
 

@@ -1,7 +1,6 @@
 // The harness: statistics, the stop rule and CSV. The contract is in
-// harness.h; the tests drive it with fake clocks in
-// autograder/tests/10_launch_overhead/harness_test.cpp, so all of this file
-// can be finished and checked without a GPU.
+// harness.h; the tests (Statistics.*, Harness.*, Csv.*) drive it with fake
+// clocks, so all of this file can be finished and checked without a GPU.
 
 #include "harness.h"
 

@@ -1,6 +1,6 @@
 // What a launch costs, measured with the harness. The contract is in
 // launches.h; the tests compare your figures with a reference measured in
-// the same run (autograder/tests/10_launch_overhead/launches_test.cpp).
+// the same run (`./launchlab test 10` on a GPU).
 
 #include "launches.h"
 

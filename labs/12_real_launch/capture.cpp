@@ -1,5 +1,5 @@
 // Given code: reading the capture files made on a GPU host
-// (autograder/tests/12_real_launch/captures: README.md describes the format).
+// (labs/12_real_launch/captures: README.md describes the format).
 #include <charconv>
 #include <sstream>
 

@@ -380,7 +380,7 @@ std::vector<Mismatch> check_launch(const qmd::Qmd& qmd, std::span<const std::byt
                                    std::span<const std::byte> code = {});
 
 // ---------------------------------------------------------------------------
-// Given: captures (autograder/tests/12_real_launch/captures)
+// Given: captures (labs/12_real_launch/captures)
 // ---------------------------------------------------------------------------
 
 /// Memory a capture read back from the GPU after the launch, at an address a

@@ -1,5 +1,5 @@
 // What a trace says about the grid's spread over the SMs. The definitions
-// are in analysis.h; the tests are in autograder/tests/08_on_the_sm/.
+// are in analysis.h; `./launchlab test 08` runs the tests.
 
 #include "analysis.h"
 

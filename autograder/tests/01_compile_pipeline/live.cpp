@@ -69,7 +69,7 @@ LiveBuild build(const Recipe& recipe) {
   b.arch_options = recipe.arch_options;
   b.dir = launchlab::testing::work_dir() / b.name;
   fs::create_directories(b.dir / b.keep_dir);  // nvcc does not create the keep folder
-  fs::copy_file(launchlab::testing::test_data("01_compile_pipeline/kernels/" + b.source), b.dir / b.source);
+  fs::copy_file(launchlab::testing::lab_material("01_compile_pipeline/kernels/" + b.source), b.dir / b.source);
 
   std::vector<std::string> argv = {nvcc().string(), "-Wno-deprecated-gpu-targets", "--keep", "--keep-dir", b.keep_dir};
   argv.insert(argv.end(), b.arch_options.begin(), b.arch_options.end());
@@ -132,14 +132,14 @@ const std::string& dryrun_without_keep() {
   static const std::string text = [] {
     fs::path dir = launchlab::testing::work_dir() / "nokeep";
     fs::create_directories(dir);
-    fs::copy_file(launchlab::testing::test_data("01_compile_pipeline/kernels/vadd.cu"), dir / "vadd.cu");
+    fs::copy_file(launchlab::testing::lab_material("01_compile_pipeline/kernels/vadd.cu"), dir / "vadd.cu");
     return output_of({nvcc().string(), "--dryrun", "-arch=sm_90", "-c", "vadd.cu", "-o", "vadd.o"}, dir);
   }();
   return text;
 }
 
 std::string fixture(std::string_view name) {
-  return launchlab::testing::read_file(launchlab::testing::test_data("01_compile_pipeline/fixtures/" + std::string(name)));
+  return launchlab::testing::read_file(launchlab::testing::lab_material("01_compile_pipeline/fixtures/" + std::string(name)));
 }
 
 std::string join(const std::vector<std::string>& items) {

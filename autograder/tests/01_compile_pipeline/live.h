@@ -71,7 +71,7 @@ std::vector<std::string> live_names();
 const std::string& dryrun_without_keep();
 inline constexpr const char* kDryrunWithoutKeepCommand = "nvcc --dryrun -arch=sm_90 -c vadd.cu -o vadd.o";
 
-/// A committed fixture: autograder/tests/01_compile_pipeline/fixtures/<name>.
+/// A committed fixture: labs/01_compile_pipeline/fixtures/<name>.
 std::string fixture(std::string_view name);
 
 /// "[a, b, c]", for messages.

@@ -181,7 +181,7 @@ TEST(ParamReads, NegativeOffsetsOfALargeList) {
   // architecture, so the listings print them negative. These lines are
   // written by hand in the form the chapter gives; the exact lines
   // cuobjdump 13.0 prints for them are to be confirmed on a GPU host
-  // (autograder/tests/03_binary_containers/gpu_corpus.sh lists the
+  // (labs/03_binary_containers/gpu_corpus.sh lists the
   // fixture's SASS).
   struct Case {
     int arch;

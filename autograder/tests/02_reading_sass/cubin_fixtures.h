@@ -33,7 +33,7 @@ inline int stem_arch(const std::string& stem) { return std::stoi(stem.substr(ste
 /// "vadd.sm_80", "vadd.sm_86", ..., "zoo.sm_120".
 inline std::vector<std::string> cubin_stems() {
   std::vector<std::string> stems;
-  for (const auto& entry : std::filesystem::directory_iterator(launchlab::testing::test_data("02_reading_sass/fixtures"))) {
+  for (const auto& entry : std::filesystem::directory_iterator(launchlab::testing::lab_material("02_reading_sass/fixtures"))) {
     if (entry.path().extension() == ".cubin") stems.push_back(entry.path().stem().string());
   }
   auto key = [](const std::string& stem) { return std::make_pair(stem.substr(0, stem.find('.')), stem_arch(stem)); };
@@ -43,7 +43,7 @@ inline std::vector<std::string> cubin_stems() {
 
 /// A committed cubin: 02_reading_sass/fixtures/<stem>.cubin.
 inline std::filesystem::path cubin_path(const std::string& stem) {
-  return launchlab::testing::test_data("02_reading_sass/fixtures/" + stem + ".cubin");
+  return launchlab::testing::lab_material("02_reading_sass/fixtures/" + stem + ".cubin");
 }
 
 namespace detail {
@@ -156,7 +156,7 @@ inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view
 /// What `cuobjdump -elf` says about the committed cubin <stem>.
 inline std::map<std::string, CuobjdumpKernel> committed_cuobjdump_kernels(const std::string& stem) {
   return cuobjdump_kernels(
-      launchlab::testing::read_file(launchlab::testing::test_data("03_binary_containers/fixtures/" + stem + ".cubin.cuobjdump-elf.txt")));
+      launchlab::testing::read_file(launchlab::testing::lab_material("03_binary_containers/fixtures/" + stem + ".cubin.cuobjdump-elf.txt")));
 }
 
 }  // namespace launchlab::cubin_fixtures

@@ -42,11 +42,11 @@ std::string address_comment(std::uint32_t address) {
 }  // namespace
 
 std::string fixture(std::string_view name) {
-  return lt::read_file(lt::test_data("02_reading_sass/fixtures/" + std::string(name)));
+  return lt::read_file(lt::lab_material("02_reading_sass/fixtures/" + std::string(name)));
 }
 
 std::string fixture03(std::string_view name) {
-  return lt::read_file(lt::test_data("03_binary_containers/fixtures/" + std::string(name)));
+  return lt::read_file(lt::lab_material("03_binary_containers/fixtures/" + std::string(name)));
 }
 
 std::string render(const sass::Instruction& ins) {
@@ -88,7 +88,7 @@ const LiveBuild& live(const std::string& source, int arch) {
   return lt::made_once(key, [&] {
     LiveBuild b;
     const std::string stem = source.substr(0, source.find('.'));
-    b.cubin = lt::nvcc_once(lt::test_data("02_reading_sass/kernels/" + source), {"-cubin", "-arch=sm_" + std::to_string(arch)},
+    b.cubin = lt::nvcc_once(lt::lab_material("02_reading_sass/kernels/" + source), {"-cubin", "-arch=sm_" + std::to_string(arch)},
                             stem + ".sm_" + std::to_string(arch) + ".cubin")
                   .path;
     const fs::path dir = b.cubin.parent_path();

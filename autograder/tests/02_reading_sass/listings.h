@@ -36,7 +36,7 @@ namespace launchlab::sass_tests {
 using cubin_fixtures::cubin_stems;
 using cubin_fixtures::stem_arch;
 
-/// A committed fixture of this lab: autograder/tests/02_reading_sass/fixtures/<name>.
+/// A committed fixture of this lab: labs/02_reading_sass/fixtures/<name>.
 std::string fixture(std::string_view name);
 /// A committed fixture of 03_binary_containers (the ELF view of the same cubins).
 std::string fixture03(std::string_view name);

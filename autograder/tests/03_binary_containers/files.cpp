@@ -46,7 +46,7 @@ std::vector<std::byte> bytes_of(const fs::path& path) {
   return bytes;
 }
 
-fs::path fixture_path(std::string_view name) { return lt::test_data("03_binary_containers/fixtures/" + std::string(name)); }
+fs::path fixture_path(std::string_view name) { return lt::lab_material("03_binary_containers/fixtures/" + std::string(name)); }
 std::string fixture_text(std::string_view name) { return lt::read_file(fixture_path(name)); }
 
 std::string checksum(std::span<const std::byte> bytes) {
@@ -93,9 +93,9 @@ const fs::path& work_dir() {
   static lt::TempDir dir;
   static const bool copied = [] {
     for (const char* k : {"vadd.cu", "zoo.cu"})
-      fs::copy_file(lt::test_data(std::string("02_reading_sass/kernels/") + k), dir.path() / k);
+      fs::copy_file(lt::lab_material(std::string("02_reading_sass/kernels/") + k), dir.path() / k);
     for (const char* k : {"main.cu", "stack.cu"})
-      fs::copy_file(lt::test_data(std::string("03_binary_containers/kernels/") + k), dir.path() / k);
+      fs::copy_file(lt::lab_material(std::string("03_binary_containers/kernels/") + k), dir.path() / k);
     return true;
   }();
   (void)copied;

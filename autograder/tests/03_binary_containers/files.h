@@ -60,7 +60,7 @@ using launchlab::bytes::hex;
 
 /// A file's bytes.
 std::vector<std::byte> bytes_of(const std::filesystem::path& path);
-/// A committed fixture of this lab: autograder/tests/03_binary_containers/fixtures/<name>.
+/// A committed fixture of this lab: labs/03_binary_containers/fixtures/<name>.
 std::filesystem::path fixture_path(std::string_view name);
 std::string fixture_text(std::string_view name);
 

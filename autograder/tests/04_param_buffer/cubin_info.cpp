@@ -108,7 +108,7 @@ std::map<std::string, RecordedKernel> read_recorded_params(std::span<const std::
 const std::vector<std::byte>& echo_cubin() {
   namespace lt = launchlab::testing;
   return lt::made_once("echo_kernels.cubin", [] {
-    return lt::bytes_of(lt::nvcc_once(lt::test_data("04_param_buffer/kernels/echo_kernels.cuh"),
+    return lt::bytes_of(lt::nvcc_once(lt::lab_material("04_param_buffer/kernels/echo_kernels.cuh"),
                                       {"-x", "cu", "-cubin", "-arch=sm_90"}, "echo_kernels.cubin")
                             .content);
   });
@@ -155,7 +155,7 @@ std::vector<std::byte> nvcc_buffer(const std::string& kernel, const std::vector<
 }
 
 CompileResult compile_cubin(const std::string& name) {
-  const fs::path source = launchlab::testing::test_data("04_param_buffer/kernels/" + name);
+  const fs::path source = launchlab::testing::lab_material("04_param_buffer/kernels/" + name);
   const fs::path out = launchlab::testing::work_dir() / (fs::path(name).stem().string() + ".cubin");
   auto result = launchlab::testing::run_command(
       {launchlab::testing::nvcc().string(), "-cubin", "-arch=sm_90", source.string(), "-o", out.string()});

@@ -34,7 +34,7 @@ const Compiled& compile(const std::string& source, const std::string& kind, cons
   const std::string name = fs::path(source).stem().string() + "_nvcc_" + arch + extension;
   return lt::made_once(name, [&] {
     const lt::MadeFile& file =
-        lt::nvcc_once(lt::test_data("05_driver_and_modules/kernels/" + source), {kind, "-arch=" + arch}, name);
+        lt::nvcc_once(lt::lab_material("05_driver_and_modules/kernels/" + source), {kind, "-arch=" + arch}, name);
     return Compiled{file.path, lt::bytes_of(file.content)};
   });
 }

@@ -21,7 +21,7 @@ using launchlab::channel_tests::hex;
 using launchlab::channel_tests::words_text;
 
 std::vector<std::uint32_t> fixture(const std::string& name) {
-  return launchlab::qmd::words_from_bytes(lt::read_file(lt::test_data("06_channels/fixtures/" + name)));
+  return launchlab::qmd::words_from_bytes(lt::read_file(lt::lab_material("06_channels/fixtures/" + name)));
 }
 
 // "encode_method_header({INC, subchannel 1, SEND_PCAS_A (0x02b4), count 1})".
@@ -209,7 +209,7 @@ TEST(Pushbuffer, InspectOutputOfTheFixtures) {
   for (const std::string name : {"launch_inline_v04", "launch_pcas_v03"}) {
     RECORD_SCOPE("`launchlab inspect pushbuf " + name + ".pushbuf --json`: to_json of your parse_pushbuffer");
     const auto groups = parsed(fixture(name + ".pushbuf"));
-    RECORD_EQ(to_json(groups), lt::read_file(lt::test_data("06_channels/fixtures/" + name + ".json")));
+    RECORD_EQ(to_json(groups), lt::read_file(lt::lab_material("06_channels/fixtures/" + name + ".json")));
   }
   RECORD_SCOPE("`launchlab inspect pushbuf launch_pcas_v03.pushbuf`: to_text of your parse_pushbuffer");
   std::string text;
@@ -218,7 +218,7 @@ TEST(Pushbuffer, InspectOutputOfTheFixtures) {
   } catch (const std::exception& e) {
     text = std::string("threw: ") + e.what();
   }
-  RECORD_EQ(text, lt::read_file(lt::test_data("06_channels/fixtures/launch_pcas_v03.txt")));
+  RECORD_EQ(text, lt::read_file(lt::lab_material("06_channels/fixtures/launch_pcas_v03.txt")));
 }
 
 }  // namespace

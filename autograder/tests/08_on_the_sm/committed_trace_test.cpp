@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 // Reads fixtures/<name>; throws when it is missing or cannot be read.
 TraceFile LoadFixture(const std::string& name) {
-  const fs::path path = testing::test_data("08_on_the_sm/fixtures/" + name);
+  const fs::path path = testing::lab_material("08_on_the_sm/fixtures/" + name);
   std::ifstream in(path);
   if (!in) throw std::runtime_error("the committed trace " + name + " is missing from the tests");
   TraceFile trace = read_trace_csv(in);

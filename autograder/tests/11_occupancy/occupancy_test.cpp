@@ -261,7 +261,7 @@ struct TableLine {
 };
 
 std::vector<TableLine> read_table(const std::vector<std::string>& columns) {
-  const std::filesystem::path path = launchlab::testing::test_data("11_occupancy/fixtures/occupancy_sm90.csv");
+  const std::filesystem::path path = launchlab::testing::lab_material("11_occupancy/fixtures/occupancy_sm90.csv");
   std::ifstream in(path);
   // The table is committed; without it this test proves nothing, so it fails.
   if (!in) throw std::runtime_error("the committed table occupancy_sm90.csv is missing from the tests");

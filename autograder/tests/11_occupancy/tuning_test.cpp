@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "event_timer.h"
+#include "tools/event_timer.h"
 #include "launchlab/cuda.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"

@@ -75,7 +75,7 @@ TEST(Maps, PathsWithSpacesAndNoPath) {
 }
 
 TEST(Maps, ReadsTheCapturedProcessMaps) {
-  const std::string text = launchlab::testing::read_file(launchlab::testing::test_data("12_real_launch/captures/maps.txt"));
+  const std::string text = launchlab::testing::read_file(launchlab::testing::lab_material("12_real_launch/captures/maps.txt"));
   const auto maps = parsed(text);
   RECORD_EQ(maps.size(), launchlab::testing::lines_of(text).size()) << "captures/maps.txt, one mapping per line";
   std::size_t control = 0;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path captures_dir() { return launchlab::testing::test_data("12_real_launch/captures"); }
+fs::path captures_dir() { return launchlab::testing::lab_material("12_real_launch/captures"); }
 
 std::vector<std::byte> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -9,7 +9,7 @@
 # `launchlab trace -- PROGRAM` over autograder/trace/examples/ (see the chapter).
 set -euo pipefail
 trace=${1:-build/reference/autograder/trace/launchlab-trace}
-captures=autograder/tests/12_real_launch/captures
+captures=labs/12_real_launch/captures
 out=chapters/12_real_launch/data
 
 attribute() { grep -m1 "^kernel " "$captures/$1.capture" | grep -oE " $2=[0-9]+" | cut -d= -f2; }

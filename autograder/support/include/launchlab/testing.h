@@ -33,8 +33,16 @@ std::uint64_t secret_seed(std::uint64_t fallback);
 /// The nvcc this course was configured with.
 std::filesystem::path nvcc();
 
-/// A test's input files: autograder/tests/<relative>.
+/// A test's own input files, which no learner reads: autograder/tests/<relative>.
 std::filesystem::path test_data(std::string_view relative);
+
+/// A lab's material, what its tests read and its chapter shows (listings,
+/// cubins, captures, kernels): labs/<relative>, where relative starts with
+/// the lab's slug and one of the lab folder's folders, e.g.
+/// "02_reading_sass/fixtures/vadd.sm_90.cubin". Under the grader it is a
+/// copy of the committed course's labs/ (never the submission's), in the
+/// folder LAUNCHLAB_TEST_DATA names.
+std::filesystem::path lab_material(std::string_view relative);
 
 /// What a finished command left behind.
 struct CommandResult {

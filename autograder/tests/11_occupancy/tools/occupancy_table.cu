@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   cudaRuntimeGetVersion(&runtime);
   const auto samples = launchlab::occupancy::probes::sample_runtime(11u, count);
   std::printf("# %s, sm_%d%d, driver API %d, runtime %d\n", prop.name, prop.major, prop.minor, driver, runtime);
-  std::printf("# made by: occupancy_table %d (autograder/tests/11_occupancy/tools/occupancy_table.cu, seed 11)\n",
+  std::printf("# made by: occupancy_table %d (tools/occupancy_table.cu of the lab's tests, seed 11)\n",
               count);
   std::printf(
       "sm,kernel,registers,static_shared,max_dynamic_shared,max_threads,block_size,dynamic_shared,carveout,"

@@ -70,8 +70,11 @@ SubmissionFiles find_submission_files(const std::filesystem::path& submission, c
 void assemble_learner_sources(const CommittedCourse& course, const SubmissionFiles& submission,
                               const std::filesystem::path& into);
 
-/// The tests' data for a sandboxed run (fixtures, kernels), without the test
-/// sources: every file under autograder/tests/<slug> but its top-level sources.
+/// The tests' data for a sandboxed run, without the test sources: every file
+/// under autograder/tests/<slug> but its top-level sources, into <slug>/; and
+/// every lab's material, the folders of labs/<slug>/ (fixtures/, kernels/,
+/// ...), into labs/<slug>/ (what testing::lab_material reads). Both come from
+/// the committed course: a submission's own labs/<slug>/fixtures/ is never read.
 void assemble_test_data(const CommittedCourse& course, const std::vector<Lab>& labs, const std::filesystem::path& into);
 
 /// The private tests' [[tests]] (private_tests/<slug>/tests.toml) joined to the labs'.

@@ -1,7 +1,9 @@
 // The tests of lab 01_beta.
+#include <sstream>
 #include <stdexcept>
 
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 
 #include "stats.h"
 
@@ -11,6 +13,12 @@ namespace {
 TEST(Beta, FindsTheLargest) {
   RECORD_EQ(largest({3, 9, -4}), 9L);
   RECORD_EQ(largest({-7}), -7L);
+  // The lab's material (labs/01_beta/fixtures/), as the real course's tests read theirs.
+  std::istringstream text(launchlab::testing::read_file(launchlab::testing::lab_material("01_beta/fixtures/values.txt")));
+  std::vector<long> values;
+  for (long value; text >> value;) values.push_back(value);
+  RECORD_EQ(values.size(), 4u) << "labs/01_beta/fixtures/values.txt";
+  RECORD_EQ(largest(values), 9L) << "the largest of labs/01_beta/fixtures/values.txt";
 }
 
 TEST(Beta, RefusesAnEmptyList) { RECORD_THROWS(largest({}), std::invalid_argument); }

@@ -1,17 +1,18 @@
 # What autograder/gpu-run.sh does for 11_occupancy beyond the tests: the
 # table of cudaOccupancyMaxActiveBlocksPerMultiprocessor's answers that the
-# CPU tests read (tools/occupancy_table.cu), those tests run again on it, and
-# the tuning figures the chapter plots, measured with the solution
-# (tools/tuning_sweep.cu, with the device-to-device copy bandwidth and the
-# reference vadd's); in the tar at
-#   autograder/tests/11_occupancy/fixtures/occupancy_sm90.csv   commit
-#   chapters/11_occupancy/data/vadd_tuning_h200.csv             commit
-#   chapters/11_occupancy/data/heavy_tuning_h200.csv            commit
-#   gpu-report/11_occupancy-tests_with_table.json               the table's tests on the new table
+# CPU tests read (occupancy_table.cu of the tests' tools/, which runs the
+# tests' probe kernels), those tests run again on it, and the tuning figures
+# the chapter plots, measured with the solution (tools/tuning_sweep.cu here,
+# with the device-to-device copy bandwidth and the reference vadd's); in the
+# tar at
+#   labs/11_occupancy/fixtures/occupancy_sm90.csv          commit
+#   chapters/11_occupancy/data/vadd_tuning_h200.csv        commit
+#   chapters/11_occupancy/data/heavy_tuning_h200.csv       commit
+#   gpu-report/11_occupancy-tests_with_table.json          the table's tests on the new table
 gpu_tools=("occupancy_table autograder/tests/11_occupancy/tools/occupancy_table.cu"
-           "tuning_sweep autograder/tests/11_occupancy/tools/tuning_sweep.cu lab")
+           "tuning_sweep labs/11_occupancy/tools/tuning_sweep.cu lab")
 gpu_after_tests() {
-  local fixtures=autograder/tests/$slug/fixtures data=$stage/chapters/$slug/data status=0
+  local fixtures=labs/$slug/fixtures data=$stage/chapters/$slug/data status=0
   mkdir -p "$stage/$fixtures" "$data"
   { made_by "occupancy_table 600"; "$tools/occupancy_table" 600; } > "$stage/$fixtures/occupancy_sm90.csv" || return 1
   head -5 "$stage/$fixtures/occupancy_sm90.csv"

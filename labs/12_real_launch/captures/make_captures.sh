@@ -2,7 +2,7 @@
 # Makes the captures of this folder on a machine with an NVIDIA GPU (they
 # were made on an NVIDIA H200, driver 580.159.04, CUDA 13.0):
 #
-#   autograder/tests/12_real_launch/captures/make_captures.sh OUT_DIR
+#   labs/12_real_launch/captures/make_captures.sh OUT_DIR
 #
 # It compiles kernels.cu to kernels.sm_90.cubin, capture_launches.cu's own
 # kernel to runtime_kernels.sm_90.cubin, and capture_launches.cu (with CUPTI

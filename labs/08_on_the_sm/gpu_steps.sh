@@ -1,15 +1,15 @@
 # What autograder/gpu-run.sh does for 08_on_the_sm beyond the tests: before
 # them, the traces and the divergence timings, recorded with the solution
 # (chapters/08_on_the_sm/record_trace.cpp), in the tar at
-#   autograder/tests/08_on_the_sm/fixtures/vadd_4096x256.csv   commit (CPU tests, figure)
-#   autograder/tests/08_on_the_sm/fixtures/spin_waves.csv      commit (CPU tests, figure)
-#   chapters/08_on_the_sm/data/divergence.csv                   commit (chapter numbers)
+#   labs/08_on_the_sm/fixtures/vadd_4096x256.csv   commit (CPU tests, figure)
+#   labs/08_on_the_sm/fixtures/spin_waves.csv      commit (CPU tests, figure)
+#   chapters/08_on_the_sm/data/divergence.csv      commit (chapter numbers)
 # and copied into the tree, so that the tests run on the fresh traces.
 # Unpack with `tar -xf 08_on_the_sm-data.tar -C <repository>`, then redraw
 # the figures (chapters/08_on_the_sm/plot_timeline.py says how).
 gpu_tools=("record_trace chapters/08_on_the_sm/record_trace.cpp lab")
 gpu_before_tests() {
-  local fixtures=autograder/tests/$slug/fixtures
+  local fixtures=labs/$slug/fixtures
   mkdir -p "$stage/$fixtures" "$stage/chapters/$slug/data"
   # The commands fixtures/README.md names.
   (cd "$tools" && ./record_trace vadd) > "$stage/$fixtures/vadd_4096x256.csv" || return 1

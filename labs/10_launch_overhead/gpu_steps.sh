@@ -12,7 +12,7 @@
 # its measuring thread on one of them, a second of settling launches) and
 # says where on standard error: no taskset here, since one CPU for the whole
 # process would put the driver's own threads on the core it spins on.
-gpu_tools=("launch_bench autograder/tests/10_launch_overhead/bench/launch_bench.cu lab")
+gpu_tools=("launch_bench labs/10_launch_overhead/bench/launch_bench.cu lab")
 gpu_after_tests() {
   local bench=$tools/launch_bench data=$stage/chapters/$slug/data
   mkdir -p "$data"

@@ -4,7 +4,7 @@
 # CUDA toolkit's cuobjdump and nvdisasm (no GPU is used; that is where the
 # tools are):
 #
-#   OUT=/some/folder bash autograder/tests/03_binary_containers/gpu_corpus.sh
+#   OUT=/some/folder bash labs/03_binary_containers/gpu_corpus.sh
 #
 # Needs bash, cmake, ninja, nvcc, cuobjdump, nvdisasm, a C++ compiler, the
 # course's header-only libraries (system, or .carry/include) and python3
@@ -23,7 +23,7 @@
 #                         .cuobjdump-sass.txt and .nvdisasm.txt: the listings of the
 #                         committed large-parameter cubins; and
 #                         fixtures/libcublasLt.so.13.kernels.json, the corpus sample.
-#                         To commit: tar -C autograder/tests/03_binary_containers -xf to-commit.tar
+#                         To commit: tar -C labs/03_binary_containers -xf to-commit.tar
 #   $OUT/record.tar.gz    a record, not to commit: large_params/ (large_params.sh on
 #                         every size and architecture, listings and inspect's reading,
 #                         without the cubins), corpus/differences.txt (every kernel where
@@ -107,7 +107,7 @@ fi
 
 # --- 3. The committed large-parameter fixtures: listings to commit --------
 stamp "listings of the committed large-parameter cubins"
-FIX=$ROOT/autograder/tests/03_binary_containers/fixtures/large_params
+FIX=$ROOT/labs/03_binary_containers/fixtures/large_params
 for cubin in "$FIX"/sm_*/*.cubin; do
   rel=${cubin#"$FIX"/}
   mkdir -p "$STAGE/fixtures/large_params/$(dirname "$rel")"
@@ -317,7 +317,7 @@ for c in firsts + rest[::step]:
     chosen.append({"elf_number": n, "entry_offset": offsets[n - 1], "cubin": c, "kernels": entries})
     count += len(entries)
 sample = {"library": lib_name, "library_size": int(lib_size),
-          "made_by": "autograder/tests/03_binary_containers/gpu_corpus.sh: cuobjdump -elf of cubins that cuobjdump -xelf all extracted",
+          "made_by": "labs/03_binary_containers/gpu_corpus.sh: cuobjdump -elf of cubins that cuobjdump -xelf all extracted",
           "kernels": count, "cubins": chosen}
 with open(os.path.join(out, "fixtures", "libcublasLt.so.13.kernels.json"), "w") as f:
     json.dump(sample, f, indent=1)

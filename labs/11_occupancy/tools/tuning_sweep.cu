@@ -7,8 +7,8 @@
 // with empty times.
 //
 /*
-    nvcc -std=c++20 -O2 -arch=native -I labs/11_occupancy -I autograder/tests/11_occupancy \
-         autograder/tests/11_occupancy/tools/tuning_sweep.cu \
+    nvcc -std=c++20 -O2 -arch=native -I labs/11_occupancy \
+         labs/11_occupancy/tools/tuning_sweep.cu \
          <build>/labs/11_occupancy/liblab_11_occupancy.a -o tuning_sweep
 */
 //   ./tuning_sweep vadd_tuning.csv heavy_tuning.csv
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     const std::string header = std::string("# ") + prop.name + ", sm_" + std::to_string(prop.major * 10 + prop.minor) +
-                               "\n# made by: tuning_sweep (autograder/tests/11_occupancy/tools/tuning_sweep.cu), "
+                               "\n# made by: tuning_sweep (labs/11_occupancy/tools/tuning_sweep.cu), "
                                "the lab built from solutions/\n";
 
     // vadd on 2^28 floats.

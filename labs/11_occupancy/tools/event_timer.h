@@ -1,5 +1,5 @@
 // GPU milliseconds of a launch, between two events on the default stream:
-// how the tuning tests and tools/tuning_sweep.cu (the chapter's figures)
+// how the tuning tests and tuning_sweep.cu beside it (the chapter's figures)
 // time the same configurations.
 #pragma once
 

@@ -6,14 +6,14 @@
 # cuobjdump and `launchlab inspect fatbin` built from the solutions. No GPU is
 # used: the GPU machine is where the toolkit's cuobjdump and nvdisasm are.
 # In the tar at
-#   autograder/tests/02_reading_sass/fixtures/X.cubin.{cuobjdump-sass,nvdisasm}.txt,
+#   labs/02_reading_sass/fixtures/X.cubin.{cuobjdump-sass,nvdisasm}.txt,
 #     vadd_exe.cuobjdump-sass.txt, TOOLS.txt                         commit
-#   autograder/tests/03_binary_containers/fixtures/X.cubin.{cuobjdump-elf,res-usage}.txt,
+#   labs/03_binary_containers/fixtures/X.cubin.{cuobjdump-elf,res-usage}.txt,
 #     F.{list,cuobjdump-elf}.txt, libcublasLt.so.13.{list,size}.txt, TOOLS.txt   commit
 #   gpu-report/02_reading_sass-inspect/   inspect's outputs on the same files (a record)
-# Unpack with `tar -xf 02_reading_sass-data.tar -C <repository> autograder`.
-listings_02=autograder/tests/02_reading_sass/fixtures
-listings_03=autograder/tests/03_binary_containers/fixtures
+# Unpack with `tar -xf 02_reading_sass-data.tar -C <repository> labs`.
+listings_02=labs/02_reading_sass/fixtures
+listings_03=labs/03_binary_containers/fixtures
 cublaslt=/usr/local/cuda/lib64/libcublasLt.so.13
 
 # listing DIR FILE OUTPUT TOOL ARGS...: TOOL ARGS FILE, run in DIR, into OUTPUT.

@@ -17,7 +17,7 @@
 // Build (autograder/gpu-run.sh 10 does this):
 /*
     nvcc -std=c++20 -O2 -arch=native -I labs/10_launch_overhead \
-         autograder/tests/10_launch_overhead/bench/launch_bench.cu \
+         labs/10_launch_overhead/bench/launch_bench.cu \
          <build>/labs/10_launch_overhead/liblab_10_launch_overhead.a -o launch_bench
 */
 
