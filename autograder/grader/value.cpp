@@ -205,15 +205,28 @@ class JsonParser {
     fail(std::string("unexpected character '") + c + "'");
   }
 
-  Value parse_object(int depth) {
+  // The members of an object and the elements of an array alike: after the
+  // opening bracket, none or several items parted by ',' up to `close`.
+  template <class ParseItem>
+  void parse_items(char close, ParseItem parse_item) {
     ++pos_;
-    Value::Object object;
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
+    if (pos_ < text_.size() && text_[pos_] == close) {
       ++pos_;
-      return Value(std::move(object));
+      return;
     }
     while (true) {
+      parse_item();
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') { ++pos_; continue; }
+      if (pos_ < text_.size() && text_[pos_] == close) { ++pos_; return; }
+      fail(std::string("expected ',' or '") + close + "'");
+    }
+  }
+
+  Value parse_object(int depth) {
+    Value::Object object;
+    parse_items('}', [&] {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a member name");
       std::string key = parse_string();
@@ -221,28 +234,14 @@ class JsonParser {
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':'");
       ++pos_;
       object.emplace_back(std::move(key), parse_value(depth + 1));
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') { ++pos_; continue; }
-      if (pos_ < text_.size() && text_[pos_] == '}') { ++pos_; return Value(std::move(object)); }
-      fail("expected ',' or '}'");
-    }
+    });
+    return Value(std::move(object));
   }
 
   Value parse_array(int depth) {
-    ++pos_;
     Value::Array array;
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      return Value(std::move(array));
-    }
-    while (true) {
-      array.push_back(parse_value(depth + 1));
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') { ++pos_; continue; }
-      if (pos_ < text_.size() && text_[pos_] == ']') { ++pos_; return Value(std::move(array)); }
-      fail("expected ',' or ']'");
-    }
+    parse_items(']', [&] { array.push_back(parse_value(depth + 1)); });
+    return Value(std::move(array));
   }
 
   std::uint32_t parse_hex4() {

@@ -17,17 +17,6 @@
 namespace {
 using namespace launchlab::sass;
 
-std::string read_all(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::string text;
-  char buffer[65536];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  std::fclose(f);
-  return text;
-}
-
 // Runs cuobjdump -sass on a binary (no shell: the path is passed as is).
 std::string disassemble(const std::string& path) {
   std::string tool;
@@ -75,7 +64,7 @@ std::string register_list(const char* prefix, const std::vector<int>& numbers) {
 }
 
 int run_sass(const std::string& path) {
-  std::string text = read_all(path);
+  std::string text = launchlab::inspect::file_bytes(path);
   bool binary = text.size() >= 4 && (text.compare(0, 4, "\x7f" "ELF") == 0 || text.compare(0, 4, "\x50\xed\x55\xba") == 0);
   if (binary) text = disassemble(path);
   bool nvdisasm = text.find(".section") != std::string::npos && text.find("Function :") == std::string::npos;

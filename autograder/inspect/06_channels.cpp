@@ -1,10 +1,7 @@
 // `launchlab inspect pushbuf FILE [--json]`: a pushbuffer segment (little-endian
 // 32-bit words) split into method groups by lab 06's parse_pushbuffer.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "channels.h"
@@ -19,9 +16,7 @@ struct Args {
 };
 
 int run_pushbuf(const Args& args) {
-  std::ifstream in(args.file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + args.file);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = launchlab::inspect::file_bytes(args.file);
   using namespace launchlab::channels;
   const std::vector<MethodGroup> groups = parse_pushbuffer(launchlab::qmd::words_from_bytes(bytes));
   std::cout << (args.json ? to_json(groups) : to_text(groups));

@@ -1,10 +1,7 @@
 // `launchlab inspect qmd FILE --qmd-version 3|4|5 [--json]`: a QMD file
 // (little-endian 32-bit words) decoded by lab 07's decode().
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "launchlab/cli/arguments.h"
@@ -20,9 +17,7 @@ struct Args {
 };
 
 int run_qmd(const Args& args) {
-  std::ifstream in(args.file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + args.file);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = launchlab::inspect::file_bytes(args.file);
   using namespace launchlab::qmd;
   const Qmd q = decode(words_from_bytes(bytes), version_from_number(args.version));
   std::cout << (args.json ? to_json(q) : to_text(q));

@@ -1,8 +1,11 @@
 // launchlab-inspect: dispatches to the tools the built labs provide.
 #include <algorithm>
 #include <exception>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <stdexcept>
 
 #include "launchlab/cli/arguments.h"
 #include "tool.h"
@@ -11,6 +14,12 @@ namespace launchlab::inspect {
 std::vector<Tool>& registry() {
   static std::vector<Tool> tools;
   return tools;
+}
+
+std::string file_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 }  // namespace launchlab::inspect
 

@@ -30,6 +30,10 @@ struct Tool {
 
 std::vector<Tool>& registry();
 
+/// The whole of `file`, byte for byte.
+/// @throws std::runtime_error when it cannot be read
+std::string file_bytes(const std::string& file);
+
 struct Registrar {
   explicit Registrar(Tool tool) { registry().push_back(std::move(tool)); }
 };

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace launchlab::pipeline {
 namespace {
@@ -157,22 +159,46 @@ void read_front_end(Stage& stage) {
   stage.kind = cicc ? StageKind::Cicc : StageKind::Cudafe;
 }
 
-void read_ptxas(Stage& stage) {
+// ptxas and nvlink spell their options alike: `--name=value` or `--name
+// value`, the architecture and the outputs under a few names each, the
+// inputs as bare words. What differs is which names they know.
+struct BackEndOptions {
+  std::vector<std::string_view> arch_with_equals;    // "-arch="
+  std::vector<std::string_view> output_with_equals;  // "--output-file="
+  std::vector<std::string_view> arch_before_value;   // "-arch" sm_90
+  bool (*takes_value)(std::string_view arg);
+};
+
+void read_back_end(Stage& stage, const BackEndOptions& options) {
   const auto& args = stage.arguments;
+  auto value_of_any = [](std::string_view arg, const std::vector<std::string_view>& names) {
+    for (std::string_view name : names) {
+      if (auto value = value_of(arg, name)) return value;
+    }
+    return std::optional<std::string>();
+  };
+  auto is_any = [](std::string_view arg, const std::vector<std::string_view>& names) {
+    return std::find(names.begin(), names.end(), arg) != names.end();
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (auto short_arch = value_of(arg, "-arch=")) stage.arch = *short_arch;
-    else if (auto long_arch = value_of(arg, "--gpu-name=")) stage.arch = *long_arch;
-    else if (auto out = value_of(arg, "--output-file=")) stage.outputs.push_back(*out);
-    else if (ptxas_option_takes_value(arg)) {
+    if (auto arch = value_of_any(arg, options.arch_with_equals)) stage.arch = *arch;
+    else if (auto out = value_of_any(arg, options.output_with_equals)) stage.outputs.push_back(*out);
+    else if (options.takes_value(arg)) {
       const std::string& value = value_after(args, i, stage.line);
       ++i;
       if (arg == "-o" || arg == "--output-file") stage.outputs.push_back(value);
-      else if (arg == "-arch" || arg == "--gpu-name") stage.arch = value;
+      else if (is_any(arg, options.arch_before_value)) stage.arch = value;
     } else if (!arg.empty() && arg[0] != '-') {
       stage.inputs.push_back(arg);
     }
   }
+}
+
+void read_ptxas(Stage& stage) {
+  static const BackEndOptions options{
+      {"-arch=", "--gpu-name="}, {"--output-file="}, {"-arch", "--gpu-name"}, ptxas_option_takes_value};
+  read_back_end(stage, options);
   stage.kind = StageKind::Ptxas;
 }
 
@@ -194,22 +220,9 @@ void read_fatbinary(Stage& stage) {
 }
 
 void read_nvlink(Stage& stage) {
-  const auto& args = stage.arguments;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (auto long_arch = value_of(arg, "--arch=")) stage.arch = *long_arch;
-    else if (auto short_arch = value_of(arg, "-arch=")) stage.arch = *short_arch;
-    else if (auto reg = value_of(arg, "--register-link-binaries=")) stage.outputs.push_back(*reg);
-    else if (auto out = value_of(arg, "--output-file=")) stage.outputs.push_back(*out);
-    else if (nvlink_option_takes_value(arg)) {
-      const std::string& value = value_after(args, i, stage.line);
-      ++i;
-      if (arg == "-o" || arg == "--output-file") stage.outputs.push_back(value);
-      else if (arg == "-arch") stage.arch = value;
-    } else if (!arg.empty() && arg[0] != '-') {
-      stage.inputs.push_back(arg);
-    }
-  }
+  static const BackEndOptions options{
+      {"--arch=", "-arch="}, {"--register-link-binaries=", "--output-file="}, {"-arch"}, nvlink_option_takes_value};
+  read_back_end(stage, options);
   stage.kind = StageKind::Nvlink;
 }
 

@@ -107,6 +107,27 @@ Instruction parse_instruction(std::string_view text) {
   return ins;
 }
 
+namespace {
+
+// Both listings write an instruction as "/*addr*/ text ;" followed by whatever
+// the tool adds after the ';' (cuobjdump: the encoding comment); it belongs to
+// the last function opened.
+void append_instruction(std::vector<Function>& functions, std::size_t number, std::uint32_t address,
+                        std::string_view rest) {
+  std::size_t semicolon = rest.find(';');
+  if (semicolon == std::string_view::npos) fail_line(number, "an instruction without ';'");
+  if (functions.empty()) fail_line(number, "an instruction before any 'Function :' line");
+  try {
+    Instruction ins = parse_instruction(rest.substr(0, semicolon));
+    ins.address = address;
+    functions.back().instructions.push_back(std::move(ins));
+  } catch (const std::runtime_error& e) {
+    fail_line(number, e.what());
+  }
+}
+
+}  // namespace
+
 std::vector<Function> parse_cuobjdump_sass(std::string_view text) {
   std::vector<Function> functions;
   int arch = 0;
@@ -125,17 +146,7 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view text) {
     std::uint32_t address = 0;
     std::string_view rest;
     if (!split_address(t, address, rest)) continue;
-    // The instruction ends at ';'; after it comes the encoding comment.
-    std::size_t semicolon = rest.find(';');
-    if (semicolon == std::string_view::npos) fail_line(number, "an instruction without ';'");
-    if (functions.empty()) fail_line(number, "an instruction before any 'Function :' line");
-    try {
-      Instruction ins = parse_instruction(rest.substr(0, semicolon));
-      ins.address = address;
-      functions.back().instructions.push_back(std::move(ins));
-    } catch (const std::runtime_error& e) {
-      fail_line(number, e.what());
-    }
+    append_instruction(functions, number, address, rest);
   }
   return functions;
 }
@@ -169,15 +180,7 @@ std::vector<Function> parse_nvdisasm(std::string_view text) {
     if (!split_address(t, address, rest)) continue;
     rest = trim(rest);
     if (starts_with(rest, ".")) continue;  // data in a code section (.byte, .word)
-    std::size_t semicolon = rest.find(';');
-    if (semicolon == std::string_view::npos) fail_line(number, "an instruction without ';'");
-    try {
-      Instruction ins = parse_instruction(rest.substr(0, semicolon));
-      ins.address = address;
-      functions.back().instructions.push_back(std::move(ins));
-    } catch (const std::runtime_error& e) {
-      fail_line(number, e.what());
-    }
+    append_instruction(functions, number, address, rest);
   }
   return functions;
 }

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "occupancy.h"
 
@@ -27,45 +28,35 @@ ArchLimits arch_limits(int sm) {
   a.reserved_shared_per_block = 1024;
   a.shared_allocation_unit = 128;
 
-  int shared_kib = 0;
-  switch (sm) {
-    case 80:  // A100
-      a.max_threads_per_sm = 2048;
-      a.max_blocks_per_sm = 32;
-      shared_kib = 164;
-      a.shared_capacities_kib = {0, 8, 16, 32, 64, 100, 132, 164};
-      break;
-    case 86:  // GA10x
-      a.max_threads_per_sm = 1536;
-      a.max_blocks_per_sm = 16;
-      shared_kib = 100;
-      a.shared_capacities_kib = {0, 8, 16, 32, 64, 100};
-      break;
-    case 89:  // Ada
-      a.max_threads_per_sm = 1536;
-      a.max_blocks_per_sm = 24;
-      shared_kib = 100;
-      a.shared_capacities_kib = {0, 8, 16, 32, 64, 100};
-      break;
-    case 90:   // Hopper
-    case 100:  // Blackwell (B200)
-      a.max_threads_per_sm = 2048;
-      a.max_blocks_per_sm = 32;
-      shared_kib = 228;
-      a.shared_capacities_kib = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-      break;
-    case 120:  // Blackwell (GeForce RTX 50)
-      a.max_threads_per_sm = 1536;
-      a.max_blocks_per_sm = 24;
-      shared_kib = 100;
-      a.shared_capacities_kib = {0, 8, 16, 32, 64, 100};
-      break;
-    default:
-      throw std::invalid_argument("arch_limits: no documented limits for sm_" + std::to_string(sm) +
-                                  " in this lab (known: 80, 86, 89, 90, 100, 120)");
+  // What differs between architectures. The largest carveout capacity is
+  // the SM's whole shared memory.
+  struct PerArch {
+    int sm;
+    int max_threads_per_sm;
+    int max_blocks_per_sm;
+    std::vector<int> shared_capacities_kib;
+  };
+  static const PerArch kArchs[] = {
+      {80, 2048, 32, {0, 8, 16, 32, 64, 100, 132, 164}},             // A100
+      {86, 1536, 16, {0, 8, 16, 32, 64, 100}},                       // GA10x
+      {89, 1536, 24, {0, 8, 16, 32, 64, 100}},                       // Ada
+      {90, 2048, 32, {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}},   // Hopper
+      {100, 2048, 32, {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}},  // Blackwell (B200)
+      {120, 1536, 24, {0, 8, 16, 32, 64, 100}},                      // Blackwell (GeForce RTX 50)
+  };
+  const PerArch* arch = nullptr;
+  for (const PerArch& candidate : kArchs) {
+    if (candidate.sm == sm) arch = &candidate;
   }
+  if (!arch) {
+    throw std::invalid_argument("arch_limits: no documented limits for sm_" + std::to_string(sm) +
+                                " in this lab (known: 80, 86, 89, 90, 100, 120)");
+  }
+  a.max_threads_per_sm = arch->max_threads_per_sm;
+  a.max_blocks_per_sm = arch->max_blocks_per_sm;
+  a.shared_capacities_kib = arch->shared_capacities_kib;
   a.max_warps_per_sm = a.max_threads_per_sm / a.warp_size;
-  a.max_shared_per_sm = shared_kib * 1024;
+  a.max_shared_per_sm = a.shared_capacities_kib.back() * 1024;
   a.max_shared_per_block_optin = a.max_shared_per_sm - a.reserved_shared_per_block;
   return a;
 }

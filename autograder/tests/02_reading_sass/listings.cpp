@@ -114,53 +114,62 @@ namespace {
 
 std::uint32_t parse_hex(const std::string& s) { return static_cast<std::uint32_t>(std::stoul(s, nullptr, 16)); }
 
+// What both readings keep while they walk a listing: the architecture and
+// the function the next instruction belongs to.
+struct TruthListing {
+  std::vector<TruthInstruction> instructions;
+  std::string function;
+  int arch = 0, index = -1;
+
+  void start_function(std::string name) {
+    function = std::move(name);
+    ++index;
+  }
+  // m[1]: the address in hexadecimal, m[2]: the instruction's text.
+  void add_instruction(const std::smatch& m) {
+    instructions.push_back({function, arch, parse_hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
+  }
+};
+
 }  // namespace
 
 std::vector<TruthInstruction> truth_cuobjdump(std::string_view listing) {
   static const std::regex function_re(R"(^\s*Function : (\S+)\s*$)");
   static const std::regex arch_re(R"(^\s*code for sm_(\d+)[a-z]?\s*$)");
   static const std::regex ins_re(R"(^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/\s*$)");
-  std::vector<TruthInstruction> out;
-  std::string function;
-  int arch = 0, index = -1;
+  TruthListing read;
   for (const auto& line : lt::lines_of(listing)) {
     std::smatch m;
     if (std::regex_match(line, m, arch_re)) {
-      arch = std::stoi(m[1].str());
+      read.arch = std::stoi(m[1].str());
     } else if (std::regex_match(line, m, function_re)) {
-      function = m[1].str();
-      ++index;
+      read.start_function(m[1].str());
     } else if (std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, parse_hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
+      read.add_instruction(m);
     }
   }
-  return out;
+  return read.instructions;
 }
 
 std::vector<TruthInstruction> truth_nvdisasm(std::string_view listing) {
   static const std::regex flags_re(R"(^\s*(?:\.headerflags\s.*EF_CUDA_SM|\.target\s+sm_)(\d+)\b.*$)");
   static const std::regex section_re(R"(^\s*\.section\s+([^,\s]+).*$)");
   static const std::regex ins_re(R"(^\s*/\*([0-9a-f]{4,})\*/\s+([^.\s].*?)\s*;\s*$)");
-  std::vector<TruthInstruction> out;
-  std::string function;
-  int arch = 0, index = -1;
+  TruthListing read;
   bool code = false;
   for (const auto& line : lt::lines_of(listing)) {
     std::smatch m;
     if (std::regex_match(line, m, flags_re)) {
-      arch = std::stoi(m[1].str());
+      read.arch = std::stoi(m[1].str());
     } else if (std::regex_match(line, m, section_re)) {
       std::string name = m[1].str();
       code = name.rfind(".text.", 0) == 0;
-      if (code) {
-        function = name.substr(6);
-        ++index;
-      }
+      if (code) read.start_function(name.substr(6));
     } else if (code && std::regex_match(line, m, ins_re)) {
-      out.push_back({function, arch, parse_hex(m[1].str()), lt::collapse_spaces(m[2].str()), index});
+      read.add_instruction(m);
     }
   }
-  return out;
+  return read.instructions;
 }
 
 std::vector<std::string> truth_functions(const std::vector<TruthInstruction>& lines) {

@@ -182,7 +182,10 @@ TEST(Units, ShiftedFieldsAreUndone) {
 }
 
 TEST(Units, ValuesThatCannotBeStoredThrow) {
-  auto rejects = [](Qmd q, const char* why) {
+  // `change` makes one field of `base` too large or misaligned for its range.
+  auto rejects = [](Qmd base, void (*change)(Qmd&), const char* why) {
+    Qmd q = base;
+    change(q);
     std::vector<std::uint32_t> words(qmd_words(q.version), 0x5a5a5a5au);
     const auto before = words;
     RECORD_SCOPE(std::string("encode_into(") + why + ", a QMD of 0x5a5a5a5a words)");
@@ -195,39 +198,19 @@ TEST(Units, ValuesThatCannotBeStoredThrow) {
   v4.version = QmdVersion::V04_00;
   v5.version = QmdVersion::V05_00;
 
-  Qmd q = v3;
-  q.grid[1] = 0x10000;
-  rejects(q, "a V03_00 grid height of 65536 (16 bits)");
-  q = v3;
-  q.registers = 512;
-  rejects(q, "512 registers (REGISTER_COUNT_V is 9 bits)");
-  q = v3;
-  q.program_address = 1ull << 49;
-  rejects(q, "a V03_00 program address of 2^49 (49 bits)");
-  q = v3;
-  q.release0.address = 1ull << 40;
-  rejects(q, "a V03_00 release address of 2^40 (40 bits)");
-  q = v3;
-  q.cbank0.size = 100;
-  rejects(q, "a constant bank of 100 bytes (SHIFTED4: a multiple of 16)");
-  q = v4;
-  q.cbank0.address = 0x1001;
-  rejects(q, "a V04_00 constant bank at 0x1001 (SHIFTED6: a multiple of 64)");
-  q = v4;
-  q.cbank0.size = 0x20000;
-  rejects(q, "a constant bank of 128 KiB (SHIFTED4 in 13 bits: at most 131056 bytes)");
-  q = v5;
-  q.shared_memory = 100;
-  rejects(q, "V05_00 shared memory of 100 bytes (SHIFTED7: a multiple of 128)");
-  q = v5;
-  q.block[2] = 256;
-  rejects(q, "a V05_00 block depth of 256 (CTA_THREAD_DIMENSION2 is 8 bits)");
-  q = v5;
-  q.program_address = 0x1008;
-  rejects(q, "a V05_00 program address of 0x1008 (SHIFTED4)");
-  q = v5;
-  q.minor_version = 16;
-  rejects(q, "minor version 16 (4 bits)");
+  rejects(v3, [](Qmd& q) { q.grid[1] = 0x10000; }, "a V03_00 grid height of 65536 (16 bits)");
+  rejects(v3, [](Qmd& q) { q.registers = 512; }, "512 registers (REGISTER_COUNT_V is 9 bits)");
+  rejects(v3, [](Qmd& q) { q.program_address = 1ull << 49; }, "a V03_00 program address of 2^49 (49 bits)");
+  rejects(v3, [](Qmd& q) { q.release0.address = 1ull << 40; }, "a V03_00 release address of 2^40 (40 bits)");
+  rejects(v3, [](Qmd& q) { q.cbank0.size = 100; }, "a constant bank of 100 bytes (SHIFTED4: a multiple of 16)");
+  rejects(v4, [](Qmd& q) { q.cbank0.address = 0x1001; },
+          "a V04_00 constant bank at 0x1001 (SHIFTED6: a multiple of 64)");
+  rejects(v4, [](Qmd& q) { q.cbank0.size = 0x20000; },
+          "a constant bank of 128 KiB (SHIFTED4 in 13 bits: at most 131056 bytes)");
+  rejects(v5, [](Qmd& q) { q.shared_memory = 100; }, "V05_00 shared memory of 100 bytes (SHIFTED7: a multiple of 128)");
+  rejects(v5, [](Qmd& q) { q.block[2] = 256; }, "a V05_00 block depth of 256 (CTA_THREAD_DIMENSION2 is 8 bits)");
+  rejects(v5, [](Qmd& q) { q.program_address = 0x1008; }, "a V05_00 program address of 0x1008 (SHIFTED4)");
+  rejects(v5, [](Qmd& q) { q.minor_version = 16; }, "minor version 16 (4 bits)");
 }
 
 TEST(Fixtures, CommittedQmdsDecodeToTheirValues) {
