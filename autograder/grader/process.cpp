@@ -185,15 +185,22 @@ std::condition_variable user_freed;
 std::set<uid_t> users_in_use;
 
 // Root's own folder for those lock files: in a folder the sandbox users can
-// write, one of them could take a lock file's name first.
+// write, one of them could take a lock file's name first. /run, where the
+// host has it writable; otherwise (a container with a read-only root, say)
+// a folder of root's in the temporary folder.
 fs::path sandbox_user_lock(const SandboxUser& user) {
-  const fs::path folder = fs::path("/run") / "launchlab";
-  if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot make " + folder.string() + ": " + std::strerror(errno));
-  }
-  struct stat info {};
-  if (lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != 0 || (info.st_mode & 022)) {
-    throw std::runtime_error(folder.string() + " is not a folder that only root can write");
+  auto usable = [](const fs::path& folder) -> std::optional<std::string> {
+    if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) return "cannot make " + folder.string() + ": " + std::strerror(errno);
+    struct stat info {};
+    if (lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != 0 || (info.st_mode & 022)) {
+      return folder.string() + " is not a folder that only root can write";
+    }
+    return std::nullopt;
+  };
+  fs::path folder = fs::path("/run") / "launchlab";
+  if (auto problem = usable(folder)) {
+    folder = fs::temp_directory_path() / "launchlab-sandbox-locks";
+    if (auto second = usable(folder)) throw std::runtime_error(*problem + "; " + *second);
   }
   return folder / ("sandbox-user-" + user.name + ".lock");
 }
