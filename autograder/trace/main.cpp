@@ -40,10 +40,16 @@ const char* const kUsage =
     "--replay decodes committed captures (labs/12_real_launch/captures)\n"
     "on any machine and exits 1 unless every launch in them agrees.\n"
     "\n"
+    "Where the program's channel memory can be read, each launch also shows the\n"
+    "GPFIFO entry that hands its pushbuffer segment to the GPU (address, GET_HI,\n"
+    "LENGTH, level), GP_PUT and GP_GET before and after, and the semaphore the\n"
+    "segment releases, checked against the decoded method stream.\n"
+    "\n"
     "It only reads: the program reads its own /dev/nvidiactl mappings (memory the\n"
-    "driver allocated in RAM) through /proc/self/mem opened read-only, before and\n"
-    "after each launch call. It never writes device mappings and never reads the\n"
-    "GPU's registers or its memory through /dev/nvidia0. Decoding is known to be\n"
+    "driver allocated in RAM) and the readable shared mapping of /dev/nvidia0 that\n"
+    "holds the channels' GPFIFO rings and USERD, through /proc/self/mem opened\n"
+    "read-only, before and after each launch call. It never writes device memory\n"
+    "and never touches the doorbell (a write-only mapping). Decoding is known to be\n"
     "right on sm_90 (an H100 or H200, driver 580); elsewhere it says it cannot decode.\n";
 
 struct Options {

@@ -1,8 +1,10 @@
 // The library `launchlab trace` puts into a CUDA program (LD_PRELOAD): at
 // every kernel launch call it reads the driver's memory before and after the
 // call, through lab 12's take_snapshot (read-only, /dev/nvidiactl mappings
-// only), and writes what it decoded as one JSON line per launch to the file
-// named by LAUNCHLAB_TRACE_OUT (standard error when unset).
+// only), and the channel's GPFIFO rings and USERD beside it (the readable
+// shared mapping of /dev/nvidia0, read-only: read_channel_memory), and writes
+// what it decoded as one JSON line per launch to the file named by
+// LAUNCHLAB_TRACE_OUT (standard error when unset).
 //
 // Launches are seen through CUPTI's callbacks on the driver API, which also
 // see the launches the CUDA runtime makes (<<<>>>, cudaLaunchKernel; the
@@ -59,8 +61,19 @@ void emit(const std::string& line) {
   }
 }
 
-real_launch::Snapshot snapshot_now() {
-  return real_launch::take_snapshot(real_launch::driver_memory(real_launch::parse_maps(real_launch::read_own_maps())));
+// The driver's memory, and the channel's (GPFIFO rings, USERD) beside it.
+struct Taken {
+  real_launch::Snapshot memory;
+  std::vector<real_launch::Mapping> channel;
+};
+
+Taken snapshot_now() {
+  const auto maps = real_launch::parse_maps(real_launch::read_own_maps());
+  Taken taken{real_launch::take_snapshot(real_launch::driver_memory(maps)), launchlab::trace::channel_mappings(maps)};
+  for (auto& region : launchlab::trace::read_channel_memory(taken.channel).regions) {
+    taken.memory.regions.push_back(std::move(region));
+  }
+  return taken;
 }
 
 int arch_of_current_context() {
@@ -176,18 +189,18 @@ void CUPTIAPI on_driver_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
       }
       if (t.arch == 0) t.arch = arch_of_current_context();
       t.call = std::move(*call);
-      t.before = snapshot_now();
+      t.before = snapshot_now().memory;
       t.pending = true;
     } else if (t.pending) {
       t.pending = false;
       ++t.traced;
-      const real_launch::Snapshot after = snapshot_now();
+      const Taken after = snapshot_now();
       if (t.call.cluster == real_launch::Dim3{0, 0, 0}) {
         const auto required = required_cluster(t.function);
         if (required[0] != 0) t.call.cluster = required;
       }
       t.call.params = parameters(t.function, t.kernel_params, t.extra);
-      const auto launches = launchlab::trace::decode_calls({t.call}, t.before, after, t.arch, t.raw);
+      const auto launches = launchlab::trace::decode_calls({t.call}, t.before, after.memory, t.arch, t.raw, after.channel);
       for (const auto& launch : launches) emit(launch.dump());
       t.before = {};
     }

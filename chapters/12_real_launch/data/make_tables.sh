@@ -56,4 +56,24 @@ for title, group in zip(["the GRID_NULL QMD", "the kernel'"'"'s QMD"], qmds):
         print(f"  word {row:2}: " + " ".join(f"{w:08x}" for w in group["data"][row:row + 8]))
     print("  words 64-95: " + ("all zero" if not any(group["data"][64:]) else "not all zero"))
 ' >"$out/qmds.txt"
-echo "wrote $out/replay_*.txt, registers.txt, shared.txt, bank_sizes.txt, qmds.txt"
+# The channel captures add each launch's GPFIFO entry, GP_PUT and the
+# semaphore release: one replay whole, and a line per entry of some more.
+channel=$captures/channel
+"$trace" --replay "$channel/fill_4096_256.capture" >"$out/replay_channel_fill_4096_256.txt"
+{
+  printf "%-26s %-7s %-14s %-9s %s\n" capture entry segment words "GP_PUT"
+  for name in first_launch fill_4096_256 fill_1x1 empty_1_1 param_4096 param_32764 same_launch_twice \
+    two_kernels streams_1_and_2 three_launches_stream_2; do
+    "$trace" --replay "$channel/$name.capture" | sed -nE \
+      -e 's/^  GPFIFO entry ([0-9]+) of the ring at (0x[0-9a-f]+).* = segment (0x[0-9a-f]+) \(GET_HI [0-9]+\), ([0-9]+) words.*/\1 \3 \4/p' \
+      -e 's/^  USERD at 0x[0-9a-f]+: GP_PUT (0x[0-9a-f]+) -> (0x[0-9a-f]+).*/put \1->\2/p' |
+      while read -r first second third; do
+        if [[ $first == put ]]; then
+          printf "%s\n" "$second"
+        else
+          printf "%-26s %-7s %-14s %-9s " "$name" "$first" "$second" "$third"
+        fi
+      done
+  done
+} >"$out/gpfifo.txt"
+echo "wrote $out/replay_*.txt, registers.txt, shared.txt, bank_sizes.txt, qmds.txt, gpfifo.txt"

@@ -4,13 +4,16 @@
 // launch and just after it (and a synchronize), read through /proc/self/mem.
 //
 //   capture_launches CUBIN OUT_DIR          one capture file per shape
+//   capture_launches CUBIN OUT_DIR --channel  (also) reads /dev/nvidia0's
+//                                           readable shared mappings (GPFIFO, USERD)
 //   capture_launches CUBIN OUT_DIR --cupti  (also) checks that CUPTI's
 //                                           callbacks see every launch
 //
-// It only reads: /proc/self/mem is opened O_RDONLY, and only mappings of
-// /dev/nvidiactl (memory the driver allocated in RAM for this process) are
-// read; /dev/nvidia0 (the GPU's registers and its memory through BAR1) and
-// /dev/nvidia-uvm are listed and never read.
+// It only reads: /proc/self/mem is opened O_RDONLY, and only the readable
+// shared mappings of /dev/nvidiactl (memory the driver allocated in RAM for
+// this process) are read, and with --channel those of /dev/nvidia0 (the
+// channels' GPFIFO rings and USERD); the write-only mappings of /dev/nvidia0
+// and those of /dev/nvidia-uvm are listed and never read.
 //
 // A capture is a text file (format described in README.md next to it): the
 // launches as the CUDA side saw them (kernel, grid, block, dynamic shared
@@ -113,9 +116,19 @@ std::vector<Mapping> read_maps() {
 
 bool is_nvidia_device(const Mapping& m) { return m.path.rfind("/dev/nvidia", 0) == 0; }
 
-// The only mappings this program reads: shared, readable, of /dev/nvidiactl.
+bool is_readable_shared(const Mapping& m) { return m.perms.size() >= 4 && m.perms[0] == 'r' && m.perms[3] == 's'; }
+
+// With --channel, the readable shared mappings of /dev/nvidia0 are read too:
+// on the H200 with driver 580 one of 2 MiB holds the channel's GPFIFO ring and
+// its USERD (GP_PUT), in memory the driver placed in RAM. The write-only
+// mappings of /dev/nvidia0 (the doorbell's) cannot be read and are not.
+bool read_channel_memory = false;
+
+// The mappings this program reads: shared, readable, of /dev/nvidiactl (and
+// of /dev/nvidia0 with --channel).
 bool is_readable_ctl(const Mapping& m) {
-  return m.path == "/dev/nvidiactl" && m.perms.size() >= 4 && m.perms[0] == 'r' && m.perms[3] == 's';
+  if (!is_readable_shared(m)) return false;
+  return m.path == "/dev/nvidiactl" || (read_channel_memory && m.path == "/dev/nvidia0");
 }
 
 int self_mem() {
@@ -1008,12 +1021,23 @@ std::string read_text(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s CUBIN OUT_DIR [--cupti]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s CUBIN OUT_DIR [--cupti] [--channel]\n", argv[0]);
     return 2;
   }
   program.cubin_path = argv[1];
   const std::string out_dir = argv[2];
-  const bool with_cupti = argc > 3 && std::string(argv[3]) == "--cupti";
+  bool with_cupti = false;
+  for (int i = 3; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--cupti") {
+      with_cupti = true;
+    } else if (option == "--channel") {
+      read_channel_memory = true;
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
   std::FILE* log = std::fopen((out_dir + "/findings.log").c_str(), "w");
   if (!log) return 1;
 

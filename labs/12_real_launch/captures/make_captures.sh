@@ -2,7 +2,7 @@
 # Makes the captures of this folder on a machine with an NVIDIA GPU (they
 # were made on an NVIDIA H200, driver 580.159.04, CUDA 13.0):
 #
-#   labs/12_real_launch/captures/make_captures.sh OUT_DIR
+#   labs/12_real_launch/captures/make_captures.sh OUT_DIR [--channel]
 #
 # It compiles kernels.cu to kernels.sm_90.cubin, capture_launches.cu's own
 # kernel to runtime_kernels.sm_90.cubin, and capture_launches.cu (with CUPTI
@@ -44,5 +44,5 @@ cp "$work/kernels.sm_90.cubin" "$out/"
 "$nvcc" -cubin -arch=sm_90 -o "$out/runtime_kernels.sm_90.cubin" "$here/capture_launches.cu"
 "$cuda/bin/cuobjdump" -elf "$work/kernels.sm_90.cubin" >"$out/kernels.sm_90.cubin.cuobjdump-elf.txt" || true
 "$cuda/bin/cuobjdump" -sass "$work/kernels.sm_90.cubin" >"$out/kernels.sm_90.cubin.cuobjdump-sass.txt" || true
-"$work/capture_launches" "$work/kernels.sm_90.cubin" "$out" ${cupti:+--cupti}
+"$work/capture_launches" "$work/kernels.sm_90.cubin" "$out" ${cupti:+--cupti} "${@:2}"
 echo "wrote $(ls "$out"/*.capture | wc -l) captures and findings.log to $out"
