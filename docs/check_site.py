@@ -7,7 +7,8 @@ For each HTML page of the site, as a reader's browser shows it (file://, its
 scripts run): no console error, no uncaught exception, no resource that fails
 to load; every local link (<a href>) leads to a file that exists, and its
 #anchor, if any, to an element of that page; every image loads. Each chapter
-page (chapters/*/index.html) is saved whole as DIR/<slug>.jpg. The exit status
+page (chapters/*/index.html) is saved whole as DIR/<slug>.jpg, and a
+translated edition's as DIR/<language>-<slug>.jpg. The exit status
 is 1 when anything is wrong, with one line per problem.
 
 Needs only Python's standard library and Debian's chromium: it speaks the
@@ -276,7 +277,11 @@ def main():
                     },
                     timeout=60,
                 )
-                (options.screenshots / f"{path.parent.name}.jpg").write_bytes(base64.b64decode(shot["data"]))
+                # A translated edition's pages lie in a folder named by its
+                # language (docs/conf.py): their screenshots carry its name.
+                edition = path.relative_to(site).parts[0]
+                prefix = "" if edition == "chapters" else edition + "-"
+                (options.screenshots / f"{prefix}{path.parent.name}.jpg").write_bytes(base64.b64decode(shot["data"]))
                 shots += 1
     finally:
         browser.close()

@@ -57,6 +57,24 @@ exclude_patterns = [
     "docs/_static",
 ]
 
+# -- Languages ----------------------------------------------------------------
+#
+# The site is written in English. Its translations are gettext catalogues,
+# one per page and language, in docs/locale/<language>/LC_MESSAGES/ (kept
+# with sphinx-intl: docs/authoring.md, "Translations"); an edition is the
+# same build with `-D language=<language>`. Each edition is written below
+# the English one, in <html>/<language>/, and every page links to itself in
+# the others (the sidebar's language switch).
+
+EDITIONS = {"en": "English", "pt_BR": "Português (Brasil)", "zh_CN": "简体中文"}
+locale_dirs = ["docs/locale/"]
+gettext_compact = False
+gettext_uuid = False
+gettext_location = False
+# A catalogue entry whose English has changed since it was translated is
+# fuzzy; the site shows the English until a translator confirms it.
+gettext_allow_fuzzy_translations = False
+
 # -- Extensions ---------------------------------------------------------------
 
 extensions = [
@@ -183,6 +201,17 @@ if SOURCE_REPOSITORY:
         "source_directory": "",
     })
 html_title = "launchlab"
+templates_path = ["_templates"]
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "languages.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_static_path = ["_static"]
 html_css_files = ["launchlab.css"]
 html_copy_source = False
@@ -254,7 +283,31 @@ def _bundle_debian_furo(app, exception):
         js.write_text(gumshoe.read_text(encoding="utf-8") + "\n" + body, encoding="utf-8")
 
 
+# -- The language switch -----------------------------------------------------
+
+
+def _put_editions(app, pagename, templatename, context, doctree):
+    """Links from a page to the same page in every edition of the site.
+
+    The English edition is the output folder's top, each other edition a
+    folder below it named by its language: a page at depth d climbs d
+    folders to its edition's top, and one more from a translation."""
+    current = app.config.language or "en"
+    climb = "../" * pagename.count("/")
+    english_top = climb if current == "en" else climb + "../"
+    context["launchlab_editions"] = [
+        {
+            "tag": tag.replace("_", "-"),
+            "name": name,
+            "current": tag == current,
+            "url": english_top + ("" if tag == "en" else tag + "/") + pagename + ".html",
+        }
+        for tag, name in EDITIONS.items()
+    ]
+
+
 def setup(app):
+    app.connect("html-page-context", _put_editions)
     app.connect("source-read", _put_chapter_table)
     app.connect("build-finished", _write_front_door)
     app.connect("build-finished", _bundle_debian_furo)

@@ -263,12 +263,32 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   return failure.empty() && full_marks(results) ? 0 : 1;
 }
 
-int command_docs(const Context& ctx) {
+/// The site's editions: English, and one per language folder of docs/locale.
+std::vector<std::string> docs_languages(const fs::path& root) {
+  std::vector<std::string> languages = {"en"};
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root / "docs" / "locale", error)) {
+    if (entry.is_directory()) languages.push_back(entry.path().filename().string());
+  }
+  std::sort(languages.begin() + 1, languages.end());
+  return languages;
+}
+
+int command_docs(const Context& ctx, const std::string& language) {
+  const auto languages = docs_languages(ctx.root);
+  if (std::find(languages.begin(), languages.end(), language) == languages.end()) {
+    std::string known;
+    for (const auto& name : languages) known += (known.empty() ? "" : ", ") + name;
+    std::cout << "The site has no edition in '" << language << "'; it has: " << known << ".\n";
+    return 2;
+  }
   if (run_visible({"cmake", "--build", ctx.build.string(), "--target", "docs"}) != 0) {
     std::cout << "The docs did not build; the messages above say why (and what to install, when a tool is missing).\n";
     return 1;
   }
-  std::cout << "The course site: " << (ctx.build / "docs" / "html" / "index.html").string() << "\n";
+  // The English edition is the site's top; each translation a folder below it.
+  const fs::path edition = language == "en" ? ctx.build / "docs" / "html" : ctx.build / "docs" / "html" / language;
+  std::cout << "The course site: " << (edition / "index.html").string() << "\n";
   return 0;
 }
 
@@ -352,6 +372,11 @@ int main(int argc, char** argv) {
   bool reset_yes = false;
   reset.add_flag("--yes", reset_yes, "without asking first");
   CLI::App& docs = *app.add_subcommand("docs", "build the course site (Sphinx)")->group("Learning");
+  std::string docs_language = "en";
+  docs.add_option("--language", docs_language,
+                  "which edition's path to print: en (the default), or a language of docs/locale (pt_BR, zh_CN); every "
+                  "edition is built")
+      ->type_name("LANGUAGE");
   CLI::App& inspect = *app.add_subcommand("inspect", "the tools your finished labs become: `launchlab inspect help` lists them")
                            ->group("Learning")
                            ->prefix_command();
@@ -411,7 +436,7 @@ int main(int argc, char** argv) {
     if (export_student.parsed()) {
       return launchlab::cli::command_export_student(ctx.root, ctx.build, LAUNCHLAB_CUDA_ARCHITECTURES, export_student_arguments);
     }
-    if (docs.parsed()) return command_docs(ctx);
+    if (docs.parsed()) return command_docs(ctx, docs_language);
     if (check.parsed()) return command_check(ctx);
     if (lint.parsed()) return command_lint(ctx);
     if (inspect.parsed()) return command_inspect(ctx, inspect.remaining());

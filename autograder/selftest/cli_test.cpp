@@ -412,3 +412,7 @@ TEST(StudentEdition, HoldsNoSolutionAndItsGradeJudgesFromTheExpectations) {
   EXPECT_EQ(solution.exit_code, 2) << solution.output;
   fs::remove_all(work);
 }
+
+TEST_F(Cli, DocsRefusesALanguageTheSiteHasNotAndNamesTheEditions) {
+  expect_refused({"docs", "--language", "fr"}, "The site has no edition in 'fr'; it has: en, pt_BR, zh_CN.");
+}
