@@ -29,7 +29,9 @@ built; each must exit with status 0. The copy is one for all pages, read in
 order as a reader goes through them: what a command makes stays for the
 pages after it, and a chapter's own files (chapter 00's vadd.cu, which the
 reader is asked to save) are put beside the course's root before its
-commands run. A command shown again, word for word, runs only the first time. Commands that grade the whole course,
+commands run. A command shown again, word for word, runs only the first time. In a
+student edition (`launchlab export-student`) the README is the one the
+export writes, for the edition's learners; it is left out here. Commands that grade the whole course,
 build everything or wait for the reader (`grade`, `check`, `test`, `watch`,
 `docs`) are marked `long`: only their syntax is checked, which is what keeps
 this test within a minute or two on two cores.
@@ -246,7 +248,9 @@ def main():
     root = args.root.resolve()
     args.launchlab = os.path.abspath(args.launchlab)
 
-    pages = [Path("README.md")] + sorted(p.relative_to(root) for p in (root / "docs").glob("*.md"))
+    student_edition = (root / "expectations" / "expectations.json").is_file()
+    pages = [] if student_edition else [Path("README.md")]
+    pages += sorted(p.relative_to(root) for p in (root / "docs").glob("*.md"))
     pages += sorted(p.relative_to(root) for p in (root / "chapters").glob("**/*.md"))
     problems = []
     blocks = [block for page in pages for block in blocks_of(str(page), root, problems)]
