@@ -14,9 +14,10 @@
 #include <sstream>
 
 #include "launchlab/grader/grading.h"
+#include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
 #include "launchlab/grader/stages.h"
-#include "versions.h"
+#include "launchlab/cli/versions.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -102,7 +103,10 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
   show("cmake", tool_version("cmake"));
   show("ninja", tool_version("ninja"));
   show("bubblewrap", tool_version("bwrap"));
-  for (const auto& [tool, found] : capabilities.tools) show(tool, found ? tool_version((cuda_bin / tool).string()) : "");
+  for (const auto& [need, found] : capabilities.tools) {
+    if (need == "open-gpu-doc") show(need, open_gpu_doc_checkout());
+    else show(need, found_tool(need, capabilities), "not found beside nvcc or on PATH");
+  }
   const std::string driver = driver_version();
   int cuda_of_driver = 0;
   if (driver.empty()) {
@@ -162,8 +166,15 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
     show("", std::to_string(points) + " points need " + (need == "gpu" ? std::string("a GPU") : need));
   }
   try {
-    Sandbox sandbox = choose_sandbox();
+    // Trying bubblewrap as a sandbox user takes that user for the run, and
+    // another grading may hold it for minutes: doctor says so and goes on.
+    SandboxRequest request = SandboxRequest::from_environment();
+    request.wait_for_user = false;
+    Sandbox sandbox = choose_sandbox(request);
     show("grade", "sandbox " + std::string(to_string(sandbox.kind)) + ": " + sandbox.reason);
+  } catch (const SandboxUsersBusy& busy) {
+    show("grade", std::string("cannot try the sandbox now, its users are taken by other gradings: ") + busy.what() +
+                      "; a grading started now waits for one");
   } catch (const std::exception& error) {
     show("grade", std::string("no sandbox: ") + error.what());
   }
@@ -185,6 +196,7 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
   if (points_needing.count("cuobjdump") || points_needing.count("nvdisasm")) {
     std::cout << "  cuobjdump and nvdisasm come with the CUDA Toolkit (NVIDIA's cuda-cuobjdump and cuda-nvdisasm packages)\n";
   }
+  if (points_needing.count("open-gpu-doc")) std::cout << "  open-gpu-doc: " << open_gpu_doc_checkout() << "\n";
   if (!capabilities.gpu) {
     std::cout << "  the GPU tests need an NVIDIA GPU with its driver (NVIDIA's driver packages; the course was measured with 580)\n";
   }

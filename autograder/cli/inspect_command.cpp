@@ -11,7 +11,7 @@
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/stages.h"
-#include "versions.h"
+#include "launchlab/cli/versions.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;

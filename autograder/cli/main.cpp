@@ -162,7 +162,7 @@ struct GradeArguments {
 CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) {
   using launchlab::cli::unsigned_64;
   using launchlab::cli::whole_number;
-  CLI::App& grade = *app.add_subcommand("grade", "grade every lab over a pristine copy of the course: a score table and results.json");
+  CLI::App& grade = *app.add_subcommand("grade", "grade every lab against the committed course: a score table and results.json");
   grade.group("Grading");
   // A missing folder is the instructor's mistake, which results.json reports
   // (command_grade), rather than an error before results.json is written.
@@ -172,7 +172,7 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
   grade.add_option("--json", args.json, "where Gradescope's results.json goes (default: WORK/results.json)")->type_name("PATH");
   grade.add_option("--labs", args.labs, "grade only these labs, by number or slug (default: every lab)")
       ->type_name("NN,NN")->delimiter(',')->transform(course.lab_number(true));
-  grade.add_option("--work", args.work, "where the graded tree is built, kept between gradings (default: BUILD/grade)")
+  grade.add_option("--work", args.work, "where the submission is built and run, emptied at every grading (default: BUILD/grade)")
       ->type_name("DIR");
   grade.add_option("--test-timeout", args.test_timeout_seconds,
                    "the time one test may take, for every lab (default: each lab.toml's test_timeout_seconds)")

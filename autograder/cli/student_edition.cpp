@@ -15,7 +15,7 @@
 #include "launchlab/grader/stages.h"
 #include "launchlab/grader/transcript.h"
 #include "lint.h"
-#include "versions.h"
+#include "launchlab/cli/versions.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -28,8 +28,7 @@ const std::vector<std::pair<std::string, std::string>>& instructor_only_paths() 
                               "misbehaving submissions"},
       {"autograder/exploits", "the catalogue of attacks on the grader, each with the submission that tries it"},
       {"autograder/class", "the scripts that grade a whole class (benchmarks, gradebook checks, Slurm)"},
-      {"autograder/fuzz", "the course's own fuzzers of the solutions' readers"},
-      {"autograder/fuzz-qmd", "the course's own fuzzers of the solutions' QMD and channel code"},
+      {"autograder/fuzz", "the course's own fuzzers of the solutions' readers, QMD and channel code"},
       {"docker", "the grader's container and the Gradescope bundle, which the instructor deploys"},
       {".ci", "the course's own CI, which proves the solutions"},
       {".dockerignore", "the grader container's build context"},

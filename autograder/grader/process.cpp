@@ -12,13 +12,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -207,9 +210,10 @@ fs::path sandbox_user_lock(const SandboxUser& user) {
 
 class UserLease {
  public:
-  explicit UserLease(const std::vector<SandboxUser>& pool) {
+  UserLease(const std::vector<SandboxUser>& pool, bool wait) {
     std::unique_lock lock(users_mutex);
     while (!take_a_free_user(pool)) {
+      if (!wait) throw SandboxUsersBusy(who_holds(pool));
       // Another grader's run ends without a word to this one: look again.
       user_freed.wait_for(lock, std::chrono::milliseconds(100));
     }
@@ -238,6 +242,18 @@ class UserLease {
       return true;
     }
     return false;
+  }
+
+  // One line per user: taken by a run of this process, or the lock's holder.
+  static std::string who_holds(const std::vector<SandboxUser>& pool) {
+    std::string lines;
+    for (const auto& user : pool) {
+      const fs::path lock_file = sandbox_user_lock(user);
+      const std::string holder = users_in_use.count(user.uid) ? "a run of this process" : lock_holder(lock_file);
+      lines += (lines.empty() ? "" : "; ") + user.name + " is taken (" + lock_file.string() + ", held by " +
+               (holder.empty() ? "a process that has just let it go" : holder) + ")";
+    }
+    return lines;
   }
 
   std::optional<SandboxUser> user_;
@@ -532,7 +548,7 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   }
   wait_for_the_end_if_ending();
   std::optional<UserLease> lease;
-  if (sandbox.uses_user()) lease.emplace(sandbox.users);
+  if (sandbox.uses_user()) lease.emplace(sandbox.users, sandbox.wait_for_user);
 
   ChildPlan plan;
   plan.grader = getpid();
@@ -724,6 +740,64 @@ FileLock::FileLock(const std::filesystem::path& path, bool wait) {
 
 FileLock::~FileLock() {
   if (fd_ >= 0) close(fd_);  // closing the only descriptor releases the lock
+}
+
+namespace {
+
+// A file of /proc, whole: its size reads as 0, so it is read to its end.
+std::string proc_file(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+std::string lock_holder(const std::filesystem::path& path) {
+  struct stat lock_file {};
+  if (stat(path.c_str(), &lock_file) != 0) return "";
+  // A line of /proc/locks: "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF";
+  // a waiter's line has "->" after its number.
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  pid_t holder = 0;
+  while (holder == 0 && std::getline(locks, line)) {
+    std::istringstream words(line);
+    std::string number, kind, mode, access, device_and_inode;
+    pid_t pid = 0;
+    if (!(words >> number >> kind >> mode >> access >> pid >> device_and_inode) || kind != "FLOCK") continue;
+    const std::string inode = device_and_inode.substr(device_and_inode.rfind(':') + 1);
+    if (inode == std::to_string(lock_file.st_ino)) holder = pid;
+  }
+  if (holder == 0) return "";
+  const fs::path process = "/proc/" + std::to_string(holder);
+  std::string command = proc_file(process / "cmdline");
+  std::replace(command.begin(), command.end(), '\0', ' ');
+  while (!command.empty() && command.back() == ' ') command.pop_back();
+  std::string text = "process " + std::to_string(holder) + (command.empty() ? "" : " (" + command + ")");
+  // Field 22 of /proc/<pid>/stat is when the process started, in clock ticks
+  // after boot; /proc/stat's btime is the boot, in seconds since the epoch.
+  std::string stat_line = proc_file(process / "stat");
+  const auto after_name = stat_line.rfind(')');
+  std::istringstream fields(after_name == std::string::npos ? "" : stat_line.substr(after_name + 2));
+  std::string field;
+  unsigned long long started_ticks = 0;
+  for (int index = 3; index <= 22 && fields >> field; ++index) {
+    if (index == 22) started_ticks = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  std::ifstream system_stat("/proc/stat");
+  long long boot = 0;
+  while (std::getline(system_stat, line)) {
+    if (line.rfind("btime ", 0) == 0) boot = std::atoll(line.c_str() + 6);
+  }
+  if (started_ticks > 0 && boot > 0) {
+    const std::time_t started = static_cast<std::time_t>(boot + started_ticks / sysconf(_SC_CLK_TCK));
+    std::tm utc{};
+    gmtime_r(&started, &utc);
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &utc);
+    text += ", running since " + std::string(when);
+  }
+  return text;
 }
 
 }  // namespace launchlab::grader

@@ -208,6 +208,7 @@ Sandbox choose_sandbox(const SandboxRequest& request) {
     }
   }
   Sandbox sandbox;
+  sandbox.wait_for_user = request.wait_for_user;
   if (required == SandboxKind::none) {
     sandbox.reason = "asked for none";
     return sandbox;

@@ -1,6 +1,6 @@
 /// @file
 /// The grader core: runs a lab's tests under limits and turns GoogleTest's
-/// report into points; grades a whole submission over a pristine tree.
+/// report into points; grades a whole submission against the committed course.
 #pragma once
 
 #include <filesystem>
@@ -144,7 +144,7 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why);
 
 /// Options for grading a submission.
 struct GradeOptions {
-  std::filesystem::path course_root;     ///< the pristine course
+  std::filesystem::path course_root;     ///< the course, graded as committed
   std::filesystem::path submission;      ///< a folder with the student files
   std::filesystem::path work_dir;        ///< this grading's folder, emptied first (only a new, empty or grader-made one)
   /// Where the committed course is exported and its trusted part built, kept
@@ -165,8 +165,9 @@ struct GradeOptions {
   bool verbose = true;                   ///< progress on stderr
 };
 
-/// Copies the pristine tree and the submission's student files into
-/// work_dir/src, builds each lab's tests with a time limit and runs them.
+/// Builds the committed course's trusted part in trusted_dir, then the
+/// submission's student files in work_dir (in the sandbox), and runs and
+/// judges each lab's two programs.
 /// Problems of the submission become results; it throws only when the
 /// course itself is broken (no labs, an unreadable lab.toml).
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities);

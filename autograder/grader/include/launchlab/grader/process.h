@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,20 @@ void reap_orphans();
 /// run_limited neither starts nor returns, so that no ended run is taken for
 /// a failed program. The caller then exits the process.
 void end_all_runs_for_exit();
+
+/// Who holds an flock(2) on the file at path, from /proc/locks: "process 1234
+/// (launchlab grade --labs 00), running since 2026-12-02 00:41:07 UTC"; "" when
+/// no process does (or the file is missing). The holder may be in another PID
+/// namespace, where its number means another process: the text is for people.
+std::string lock_holder(const std::filesystem::path& path);
+
+/// Thrown by a run whose sandbox says not to wait for a dedicated user
+/// (Sandbox::wait_for_user) when every one is taken: what() names each user's
+/// lock and who holds it.
+class SandboxUsersBusy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 /// An exclusive flock(2) on a file (created when missing), held from
 /// construction to destruction: gradings side by side take turns through it

@@ -87,6 +87,9 @@ struct Sandbox {
   /// run's processes ends everything its user runs. Grading processes that
   /// run side by side on one host (outside containers) need users of their own.
   std::vector<SandboxUser> users;
+  /// User kinds: false makes a run that finds every user taken throw
+  /// SandboxUsersBusy (process.h), naming who holds them, instead of waiting.
+  bool wait_for_user = true;
   std::filesystem::path bwrap;       ///< bubblewrap kinds: the bwrap program
   bool bwrap_disables_userns = false;  ///< bwrap takes --disable-userns (0.8.0 and later)
   std::vector<Bind> binds;           ///< this run's paths, besides the system
@@ -124,6 +127,9 @@ struct SandboxRequest {
   std::string users = "launchlab-sandbox";
   /// The bwrap program (LAUNCHLAB_BWRAP, else /usr/bin/bwrap, else bwrap on PATH).
   std::filesystem::path bwrap;
+  /// Whether trying bubblewrap as a dedicated user waits for one that another
+  /// grading holds (Sandbox::wait_for_user); doctor does not wait.
+  bool wait_for_user = true;
 
   static SandboxRequest from_environment();
 };
