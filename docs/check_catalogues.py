@@ -60,7 +60,9 @@ def read_catalogue(path):
     return entries
 
 
-CODE_SPAN = re.compile(r"``?[^`]+``?")
+# A code span: between double backticks (which may hold single ones), or
+# between single ones.
+CODE_SPAN = re.compile(r"``.+?``|`[^`]+`")
 
 
 def problems_of_entry(msgid, msgstr, glossary, language):
@@ -68,9 +70,11 @@ def problems_of_entry(msgid, msgstr, glossary, language):
     for span in CODE_SPAN.findall(msgid):
         if span not in msgstr:
             problems.append(f"the code span {span} is not kept as it is")
+    # A term inside code (a path, a name) is not the term: it stays as it is.
+    prose = CODE_SPAN.sub(" ", msgid)
     for term, forms in glossary.items():
         form = forms.get(language)
-        if not form or not re.search(rf"\b{re.escape(term)}(s|es)?\b", msgid, re.IGNORECASE):
+        if not form or not re.search(rf"\b{re.escape(term)}(s|es)?\b", prose, re.IGNORECASE):
             continue
         if form.lower() not in msgstr.lower():
             problems.append(f"the glossary's word for '{term}' is '{form}'")
