@@ -8,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "launchlab/cli/gradebook.h"
-#include "launchlab/cli/roster.h"
+#include "launchlab/class/gradebook.h"
+#include "launchlab/class/roster.h"
 #include "launchlab/grader/grading.h"
 
 namespace fs = std::filesystem;
-using namespace launchlab::cli;
+using namespace launchlab::classroom;
 using nlohmann::json;
 
 namespace {

@@ -1,6 +1,6 @@
 // A class's submissions: plain folders, or Gradescope's export read through a
 // small reader of the block YAML its metadata is written in.
-#include "launchlab/cli/roster.h"
+#include "launchlab/class/roster.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -418,4 +418,4 @@ std::vector<ClassSubmission> find_class_submissions(const fs::path& dir) {
   return submissions;
 }
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

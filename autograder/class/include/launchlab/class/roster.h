@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 
 /// One person a submission belongs to (Gradescope's :submitters).
 struct Submitter {
@@ -58,4 +58,4 @@ std::string student_key(std::string_view raw);
 /// std::runtime_error naming the line it cannot read.
 nlohmann::json read_block_yaml(std::string_view text);
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

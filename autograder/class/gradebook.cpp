@@ -1,12 +1,12 @@
 // Seeds, gradebook rows, the gradebook's CSV and its summary.
-#include "launchlab/cli/gradebook.h"
+#include "launchlab/class/gradebook.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 using nlohmann::json;
 
 // ------------------------------------------------------------ seeds
@@ -321,4 +321,4 @@ std::string summary_markdown(const json& summary) {
   return out.str();
 }
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

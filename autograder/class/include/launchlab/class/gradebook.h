@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 
 /// SHA-256 of data (FIPS 180-4).
 std::array<std::uint8_t, 32> sha256(std::string_view data);
@@ -79,4 +79,4 @@ nlohmann::json summary_json(const std::vector<std::string>& labs, const std::vec
 /// mean, median, lowest and highest points; who is flagged and why.
 std::string summary_markdown(const nlohmann::json& summary);
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom
