@@ -30,6 +30,8 @@
 #include <thread>
 
 #include "launchlab/class/gradebook.h"
+#include "launchlab/class/history.h"
+#include "launchlab/class/reports.h"
 #include "launchlab/class/roster.h"
 #include "launchlab/grader/course.h"
 #include "launchlab/grader/grading.h"
@@ -45,16 +47,6 @@ using grader::run_limited;
 using grader::write_file_atomically;
 
 namespace {
-
-std::optional<json> read_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  try {
-    return json::parse(in);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
-}
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
@@ -94,24 +86,6 @@ void stop_on_interrupt() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-/// When path was last modified (the link itself for a link), in nanoseconds.
-std::int64_t modified_at(const fs::path& path) {
-  struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) return 0;
-  return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-}
-
-/// The newest modification of folder and everything below it.
-std::int64_t newest_change(const fs::path& folder) {
-  std::int64_t newest = modified_at(folder);
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    newest = std::max(newest, modified_at(it->path()));
-  }
-  return newest;
-}
-
 // ------------------------------------------------------------ the plan
 
 /// What one run decided; written to OUT/.launchlab/plan.json.
@@ -124,6 +98,9 @@ struct Plan {
   std::string settings;                ///< what a grading's result depends on besides the files
   int timeout_seconds = 3600;
   bool keep_work = false;
+  fs::path class_file;                 ///< empty: none
+  bool similarity = false;
+  int similarity_threshold_percent = 50;
   struct Task {
     std::string student;
     fs::path folder;
@@ -149,6 +126,8 @@ json to_json(const Plan& plan) {
           {"engine", plan.engine},   {"labs", plan.labs},
           {"grade_args", plan.grade_args}, {"settings", plan.settings},
           {"timeout_seconds", plan.timeout_seconds}, {"keep_work", plan.keep_work},
+          {"class_file", plan.class_file.string()}, {"similarity", plan.similarity},
+          {"similarity_threshold_percent", plan.similarity_threshold_percent},
           {"tasks", tasks}};
 }
 
@@ -166,6 +145,9 @@ Plan plan_from_json(const json& saved) {
   plan.settings = saved.at("settings").get<std::string>();
   plan.timeout_seconds = saved.at("timeout_seconds").get<int>();
   plan.keep_work = saved.at("keep_work").get<bool>();
+  plan.class_file = saved.value("class_file", "");
+  plan.similarity = saved.value("similarity", false);
+  plan.similarity_threshold_percent = saved.value("similarity_threshold_percent", 50);
   for (const auto& task : saved.at("tasks")) {
     Plan::Task entry{task.at("student").get<std::string>(), task.at("folder").get<std::string>(), std::nullopt,
                      task.at("seed_derivation").get<std::string>()};
@@ -256,7 +238,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   fs::create_directories(dir);
   const fs::path results = dir / "results.json";
   std::error_code ignored;
-  fs::remove(results, ignored);  // what is there after this grading is this grading's
+  keep_earlier_results(dir);  // what is there after this grading is this grading's; a regrade keeps the earlier
   // The work folder is the host's (the node's) own, in its temporary folder,
   // which a dedicated sandbox user can reach (OUT may lie below folders it
   // cannot pass through).
@@ -352,42 +334,12 @@ std::vector<std::string> gradebook_labs(const Plan& plan) {
   return slugs;
 }
 
-GradebookRow row_of(const fs::path& out, const ClassSubmission& submission) {
-  const fs::path dir = out / submission.student;
-  auto results = read_json(dir / "results.json");
-  GradebookRow row;
-  if (results) {
-    row = row_from_results(*results);
-  } else {
-    row.flags.push_back("no-results");
-  }
-  row.student = submission.student;
-  for (const auto& person : submission.submitters) {
-    row.name += (row.name.empty() ? "" : "; ") + person.name;
-    row.email += (row.email.empty() ? "" : "; ") + person.email;
-  }
-  row.seed = "none";
-  if (auto record = read_json(dir / "grading.json")) {
-    row.seed = record->value("seed", "none");
-    if (record->contains("seconds") && (*record)["seconds"].is_number()) row.seconds = (*record)["seconds"].get<double>();
-  }
-  return row;
-}
-
 /// Writes the gradebook, the summary and the histograms; returns the rows.
 std::vector<GradebookRow> collect(const Plan& plan) {
-  std::vector<GradebookRow> rows;
-  for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(row_of(plan.out, submission));
-  std::vector<std::string> labs = gradebook_labs(plan);
-  for (const auto& row : rows) {
-    for (const auto& [slug, points] : row.lab_points) {
-      if (std::find(labs.begin(), labs.end(), slug) == labs.end()) labs.push_back(slug);
-    }
-  }
-  write_file_atomically(plan.out / "gradebook.csv", gradebook_csv(labs, rows));
-  json summary = summary_json(labs, rows);
-  write_file_atomically(plan.out / "summary.json", summary.dump(2) + "\n");
-  write_file_atomically(plan.out / "summary.md", summary_markdown(summary));
+  ClassReportSettings settings{plan.root, plan.out, gradebook_labs(plan), std::nullopt, plan.similarity,
+                               plan.similarity_threshold_percent};
+  if (!plan.class_file.empty()) settings.class_file = plan.class_file;
+  std::vector<GradebookRow> rows = write_class_reports(settings, roster_of(plan.submissions, plan.out));
 
   // Debian's python3 with its matplotlib; without them the rest stands.
   RunLimits limits;
@@ -406,7 +358,9 @@ void print_collected(const Plan& plan, const std::vector<GradebookRow>& rows) {
   for (const auto& row : rows) flagged += row.flags.empty() ? 0 : 1;
   std::cout << "gradebook: " << (plan.out / "gradebook.csv").string() << " (" << rows.size() << " students, " << flagged
             << " flagged)\nsummary:   " << (plan.out / "summary.md").string() << "\n";
-  if (fs::exists(plan.out / "histograms.png")) std::cout << "histograms: " << (plan.out / "histograms.png").string() << "\n";
+  for (const char* report : {"histograms.png", "leaderboard.png", "canvas.csv", "gradescope_scores.csv"}) {
+    if (fs::exists(plan.out / report)) std::cout << "           " << (plan.out / report).string() << "\n";
+  }
 }
 
 // ------------------------------------------------------------ choosing whom to grade
@@ -433,7 +387,7 @@ std::optional<std::string> reason_to_grade(const Plan& plan, const ClassSubmissi
     return "graded from another course commit, or with other labs, options or seed";
   }
   if (newest_change(submission.folder) >= modified_at(dir / "results.json")) return "files changed";
-  if (args.regrade_failed && !row_of(plan.out, submission).flags.empty()) return "flagged";
+  if (args.regrade_failed && !gradebook_row(plan.out, submission).flags.empty()) return "flagged";
   return std::nullopt;
 }
 
@@ -474,6 +428,9 @@ Plan make_plan(const fs::path& root, const fs::path& build, const GradeClassArgu
   for (const auto& arg : plan.grade_args) plan.settings += " " + arg;
   plan.timeout_seconds = args.grading_timeout_seconds;
   plan.keep_work = args.keep_work;
+  if (!args.class_file.empty()) plan.class_file = fs::absolute(args.class_file);
+  plan.similarity = args.similarity;
+  plan.similarity_threshold_percent = args.similarity_threshold_percent;
 
   for (const auto& student : args.regrade) {
     if (std::none_of(roster.begin(), roster.end(), [&](const ClassSubmission& s) { return s.student == student; })) {
@@ -681,7 +638,7 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
   const bool collected = fs::exists(plan.out / "gradebook.csv") && fs::last_write_time(plan.out / "gradebook.csv") >= submitted;
   std::vector<GradebookRow> rows;
   if (collected) {
-    for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(row_of(plan.out, submission));
+    for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(gradebook_row(plan.out, submission));
   } else {
     std::cout << "The collector job left no gradebook (" << (logs / ("collect-" + collector + ".out")).string()
               << "); writing it here.\n";

@@ -15,7 +15,7 @@ CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI
   command.add_option("--submissions", args.submissions,
                      "one folder per student, or Gradescope's export (submission_metadata.yml at the top)")
       ->type_name("DIR")->check(existing_folder());
-  command.add_option("--out", args.out, "OUT/<student>/results.json, OUT/gradebook.csv, OUT/summary.md, OUT/histograms.png")
+  command.add_option("--out", args.out, "OUT/<student>/results.json, OUT/gradebook.csv, OUT/summary.md, OUT/histograms.png, OUT/canvas.csv")
       ->type_name("DIR")->required();
   command.add_option("--engine", args.engine, "local: gradings side by side on this host; slurm: a job array")
       ->type_name("local|slurm")->check(CLI::IsMember({"local", "slurm"}));
@@ -42,6 +42,15 @@ CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI
       ->type_name("SECONDS")->check(whole_number(1, 24 * 3600));
   command.add_option("--grading-timeout", args.grading_timeout_seconds, "the time one grading may take (default 3600)")
       ->type_name("SECONDS")->check(whole_number(60, 7 * 24 * 3600));
+  command.add_option("--class", args.class_file,
+                     "the class file (TOML): due dates, late policy, each student's LMS identity, grace days, extensions; "
+                     "adds the late columns, OUT/canvas.csv and OUT/gradescope_scores.csv")
+      ->type_name("FILE")->check(existing_file());
+  command.add_flag("--similarity", args.similarity,
+                   "compare every pair of submissions lab by lab (sim_c++, the starter left out); flags, never scores");
+  command.add_option("--similarity-threshold", args.similarity_threshold_percent,
+                     "the share of code above which a pair is listed (default 50)")
+      ->type_name("PERCENT")->check(whole_number(1, 100));
   command.add_flag("--keep-work", args.keep_work, "keep each grading's work folder (in the temporary folder; grading.json names it)");
   command.add_option("--sbatch-arg", args.sbatch_args, "slurm: one more sbatch option for every job (--partition=gpu); repeat it")
       ->type_name("ARG")->allow_extra_args(false);

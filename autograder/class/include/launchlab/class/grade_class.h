@@ -26,6 +26,9 @@ struct GradeClassArguments {
   int test_timeout_seconds = 0;
   int grading_timeout_seconds = 3600;
   bool keep_work = false;
+  std::string class_file;                ///< due dates, late policy, LMS identities (policies.h); empty: none
+  bool similarity = false;               ///< compare every pair of submissions per lab (similarity.h)
+  int similarity_threshold_percent = 50;
   std::vector<std::string> sbatch_args;
   int cpus_per_task = 2;
   int wait_seconds = 12 * 3600;
