@@ -20,7 +20,8 @@ import json
 import os
 import sys
 
-FIXED_COLUMNS = ("student", "name", "email", "total", "graded_max", "not_graded", "flags", "seed")
+FIXED_COLUMNS = ("student", "name", "email", "total", "late_days", "grace_days_used", "penalty", "final", "graded_max",
+                 "not_graded", "flags", "seed")
 
 
 class Checks:

@@ -4,11 +4,15 @@
 usage: histograms.py SUMMARY.json OUT.png
 
 SUMMARY.json is what `launchlab grade-class` writes (summary_json in
-autograder/cli/gradebook.cpp): {"labs": [{"name", "max_points", "points"}],
+autograder/class/gradebook.cpp): {"labs": [{"name", "max_points", "points"}],
 "total": {...}}. Debian's python3-matplotlib draws it, without a display.
+Where the summary has leaderboards ({"leaderboards": [{"name", "ascending",
+"places": [{"student", "value", "rank"}]}]}), leaderboard.png beside OUT.png
+shows each as bars, best first.
 """
 import json
 import math
+import os
 import sys
 
 import matplotlib
@@ -41,12 +45,26 @@ def draw(summary, png_path):
     figure.savefig(png_path, dpi=100)
 
 
+def draw_leaderboards(boards, png_path):
+    figure, axes = plt.subplots(len(boards), 1, figsize=(8, 0.4 * sum(len(b["places"]) for b in boards) + 1.5 * len(boards)),
+                                squeeze=False)
+    for panel, board in zip(axes.flat, boards):
+        places = list(reversed(board["places"]))  # the best at the top
+        panel.barh([f"{p['rank']}. {p['student']}" for p in places], [p["value"] for p in places], color="#55a868")
+        better = "lower" if board.get("ascending") else "higher"
+        panel.set_title(f"{board['name']} ({better} is better)", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(png_path, dpi=100)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     with open(sys.argv[1], encoding="utf-8") as source:
         summary = json.load(source)
     draw(summary, sys.argv[2])
+    if summary.get("leaderboards"):
+        draw_leaderboards(summary["leaderboards"], os.path.join(os.path.dirname(sys.argv[2]), "leaderboard.png"))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
 #include "doctor.h"
-#include "grade_class.h"
+#include "grade_class_command.h"
 #include "learner.h"
 #include "inspect_command.h"
 #include "launchlab/grader/expectations.h"
@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
 
   GradeArguments grade_arguments;
   CLI::App& grade = define_grade(app, grade_arguments, course);
-  launchlab::cli::GradeClassArguments grade_class_arguments;
+  launchlab::classroom::GradeClassArguments grade_class_arguments;
   CLI::App& grade_class = launchlab::cli::define_grade_class(app, grade_class_arguments, course.lab_number(false));
   CLI::App& doctor = *app.add_subcommand("doctor", "what this machine can build and grade")->group("Grading");
   launchlab::cli::ExportStudentArguments export_student_arguments;
@@ -427,7 +427,7 @@ int main(int argc, char** argv) {
     if (reset.parsed()) return command_reset(ctx, course.lab(lab), reset_yes);
     if (hint.parsed()) return launchlab::cli::command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
-    if (grade_class.parsed()) return launchlab::cli::command_grade_class(ctx.root, ctx.build, grade_class_arguments);
+    if (grade_class.parsed()) return launchlab::classroom::grade_class(ctx.root, ctx.build, grade_class_arguments);
     if (doctor.parsed()) {
       return launchlab::cli::command_doctor(ctx.root, ctx.build, LAUNCHLAB_CUDA_BIN_DIR,
                                             std::string(LAUNCHLAB_CUDA_ARCHITECTURES) + " (test, watch); " +

@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "containers.h"
 #include "launchlab/cli/arguments.h"
-#include "launchlab/grader/value.h"
 #include "tool.h"
 
 namespace {
-using launchlab::grader::Value;
+// Ordered: the fields print in the order a reader of the text form expects.
+using Value = nlohmann::ordered_json;
 using namespace launchlab::containers;
 
 struct Args {
@@ -32,7 +34,7 @@ std::shared_ptr<Args> file_and_json(CLI::App& command, const std::string& what) 
   return args;
 }
 
-Value optional_value(const std::optional<std::uint32_t>& v) { return v ? Value(static_cast<std::int64_t>(*v)) : Value(); }
+Value optional_value(const std::optional<std::uint32_t>& v) { return v ? Value(*v) : Value(); }
 
 std::string hex(std::uint64_t v) {
   std::ostringstream s;
@@ -94,27 +96,27 @@ int run_cubin(const Args& a) {
                              "); `launchlab inspect fatbin` lists the cubins inside a host file");
   CubinInfo info = read_cubin(elf);
   if (a.json) {
-    Value root = Value::Object{};
+    Value root = Value::object();
     root["arch"] = info.arch;
-    Value kernels = Value::Array{};
+    Value kernels = Value::array();
     for (const auto& k : info.kernels) {
-      Value kv = Value::Object{};
+      Value kv = Value::object();
       kv["name"] = k.name;
       kv["registers"] = optional_value(k.registers);
-      kv["param_base"] = static_cast<std::int64_t>(k.param_base);
-      kv["param_size"] = static_cast<std::int64_t>(k.param_size);
-      Value params = Value::Array{};
+      kv["param_base"] = k.param_base;
+      kv["param_size"] = k.param_size;
+      Value params = Value::array();
       for (const auto& p : k.params) {
-        Value pv = Value::Object{};
-        pv["ordinal"] = static_cast<std::int64_t>(p.ordinal);
-        pv["offset"] = static_cast<std::int64_t>(p.offset);
-        pv["size"] = static_cast<std::int64_t>(p.size);
-        params.as_array().push_back(pv);
+        Value pv = Value::object();
+        pv["ordinal"] = p.ordinal;
+        pv["offset"] = p.offset;
+        pv["size"] = p.size;
+        params.push_back(pv);
       }
       kv["params"] = params;
       kv["max_threads"] = optional_value(k.max_threads);
-      kv["frame_size"] = static_cast<std::int64_t>(k.frame_size.value_or(0));
-      kernels.as_array().push_back(kv);
+      kv["frame_size"] = k.frame_size.value_or(0);
+      kernels.push_back(kv);
     }
     root["kernels"] = kernels;
     std::cout << root.dump(2) << "\n";
@@ -144,19 +146,19 @@ int run_fatbin(const Args& a) {
   MappedFile file(a.file);
   FatbinFile fb = read_fatbin_file(file.bytes());
   if (a.json) {
-    Value entries = Value::Array{};
+    Value entries = Value::array();
     for (const auto& c : fb.containers) {
       for (const auto& e : c.entries) {
-        Value ev = Value::Object{};
+        Value ev = Value::object();
         ev["kind"] = e.kind == 1 ? "ptx" : e.kind == 2 ? "elf" : "kind " + std::to_string(e.kind);
-        ev["arch"] = static_cast<std::int64_t>(e.arch);
+        ev["arch"] = e.arch;
         ev["compressed"] = e.compressed();
-        ev["payload_size"] = static_cast<std::int64_t>(e.payload_size);
-        ev["uncompressed_size"] = static_cast<std::int64_t>(e.uncompressed_size);
-        entries.as_array().push_back(ev);
+        ev["payload_size"] = e.payload_size;
+        ev["uncompressed_size"] = e.uncompressed_size;
+        entries.push_back(ev);
       }
     }
-    Value root = Value::Object{};
+    Value root = Value::object();
     root["entries"] = entries;
     std::cout << root.dump(2) << "\n";
     return 0;

@@ -8,36 +8,23 @@
 #include <fstream>
 #include <sstream>
 
-#include "launchlab/cli/gradebook.h"
-#include "launchlab/cli/roster.h"
+#include "launchlab/class/gradebook.h"
+#include "launchlab/class/roster.h"
 #include "launchlab/grader/grading.h"
+#include "temp_folder.h"
 
 namespace fs = std::filesystem;
-using namespace launchlab::cli;
+using namespace launchlab::classroom;
 using nlohmann::json;
 
 namespace {
 
+// A build without yaml-cpp (a GPU host with no package manager) reads no
+// Gradescope export; everything else of the class library works there.
+#define REQUIRE_YAML() \
+  if (!LAUNCHLAB_HAVE_YAML_CPP) GTEST_SKIP() << "built without yaml-cpp"
+
 std::string hex_of(const std::array<std::uint8_t, 32>& digest) { return to_hex(digest.data(), digest.size()); }
-
-/// A new folder in the temporary folder, removed with all it holds when the
-/// test ends, however it ends.
-class TempFolder {
- public:
-  explicit TempFolder(const std::string& tag) {
-    std::string pattern = (fs::temp_directory_path() / ("launchlab-" + tag + "-XXXXXX")).string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 /// The cells of each line of a CSV text (RFC 4180, CRLF line ends).
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
@@ -190,6 +177,7 @@ TEST(Gradebook, TheCsvHasOneColumnPerLabInOrderAndReadsBackCellByCell) {
   alice.not_graded = 8;
   alice.flags = {"regrade"};
   alice.seed = "hmac-sha256(secret 64ed5e79, \"alice\")[0:8] big-endian";
+  alice.late["00_vadd_journey"] = {.late_days = 3, .grace_days_used = 1, .penalty = 6};
   GradebookRow bob;
   bob.student = "bob";
   bob.flags = {"no-results"};
@@ -198,10 +186,12 @@ TEST(Gradebook, TheCsvHasOneColumnPerLabInOrderAndReadsBackCellByCell) {
   auto lines = parse_csv(gradebook_csv({"00_vadd_journey", "03_binary_containers"}, {alice, bob}));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], (std::vector<std::string>{"student", "name", "email", "00_vadd_journey", "03_binary_containers",
-                                                "total", "graded_max", "not_graded", "flags", "seed"}));
-  EXPECT_EQ(lines[1], (std::vector<std::string>{"alice", "Smith, Alice", "alice@example.edu", "30", "12", "42", "50", "8",
-                                                "regrade", alice.seed}));
-  EXPECT_EQ(lines[2], (std::vector<std::string>{"bob", "", "", "", "", "0", "0", "0", "no-results", "none"}))
+                                                "total", "late_days", "grace_days_used", "penalty", "final",
+                                                "graded_max", "not_graded", "flags", "seed"}));
+  EXPECT_EQ(lines[1], (std::vector<std::string>{"alice", "Smith, Alice", "alice@example.edu", "30", "12", "42", "3", "1",
+                                                "6", "36", "50", "8", "regrade", alice.seed}));
+  EXPECT_EQ(lines[2], (std::vector<std::string>{"bob", "", "", "", "", "0", "0", "0", "0", "0", "0", "0", "no-results",
+                                                "none"}))
       << "a lab that was not graded is an empty cell, not a zero";
 }
 
@@ -279,8 +269,9 @@ submission_1003:
     onto a second line
 )";
 
-TEST(Roster, TheBlockYamlReaderReadsGradescopesMetadata) {
-  json metadata = read_block_yaml(kExport);
+TEST(Roster, TheYamlReaderReadsGradescopesMetadata) {
+  REQUIRE_YAML();
+  json metadata = yaml_as_json(kExport);
   ASSERT_TRUE(metadata.is_object());
   EXPECT_EQ(metadata.size(), 3u);
   const json& first = metadata["submission_1001"];
@@ -301,24 +292,21 @@ TEST(Roster, TheBlockYamlReaderReadsGradescopesMetadata) {
   EXPECT_EQ(third[":comment"], "a long plain string that the emitter folded onto a second line");
 }
 
-TEST(Roster, TheBlockYamlReaderNamesTheLineItCannotRead) {
+TEST(Roster, TheYamlReaderNamesTheLineItCannotRead) {
+  REQUIRE_YAML();
   try {
-    read_block_yaml("a:\n  b: 1\n    c: 2\n");
-    ADD_FAILURE() << "an over-indented line was accepted";
+    yaml_as_json("a:\n  b: 1\n c: [2\n");
+    ADD_FAILURE() << "a broken document was accepted";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("line 3"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("line "), std::string::npos) << error.what();
   }
-  EXPECT_THROW(read_block_yaml("a: *nowhere\n"), std::runtime_error);
-  EXPECT_THROW(read_block_yaml("a: \"never closed\n"), std::runtime_error);
-}
-
-TEST(Roster, DoubleQuotedEscapesBecomeUtf8) {
-  json escapes = read_block_yaml("a: \"\\x41\\u00e9\\U0001F600\\t\\\"\\\\\"\nb: \"\\uD800\"\n");
-  EXPECT_EQ(escapes["a"], "A\xc3\xa9\xf0\x9f\x98\x80\t\"\\");
-  EXPECT_EQ(escapes["b"], "\xef\xbf\xbd") << "a lone surrogate is no character";
+  EXPECT_THROW(yaml_as_json("a: *nowhere\n"), std::runtime_error);
+  EXPECT_THROW(yaml_as_json("a: b: c\n"), std::runtime_error) << "a mapping where a value goes";
+  EXPECT_EQ(yaml_as_json("a: \"\\x41\\u00e9\\U0001F600\\t\"\n")["a"], "A\xc3\xa9\xf0\x9f\x98\x80\t");
 }
 
 TEST(Roster, GradescopesExportMapsEachFolderToItsFirstSubmitter) {
+  REQUIRE_YAML();
   TempFolder temp("export");
   const fs::path dir = temp.path();
   for (const char* folder : {"submission_1001", "submission_1002", "submission_1003"}) fs::create_directories(dir / folder);
@@ -332,6 +320,7 @@ TEST(Roster, GradescopesExportMapsEachFolderToItsFirstSubmitter) {
   EXPECT_EQ(submissions[2].student, "bjorn@example.edu");
   ASSERT_EQ(submissions[2].submitters.size(), 2u) << "a group submission keeps all its submitters";
   EXPECT_EQ(submissions[2].submitters[1].name, "Carol Chu");
+  EXPECT_EQ(submissions[2].submitted_at, "2025-10-01 13:00:00.000000000 -07:00");
 
   std::ofstream(dir / "submission_metadata.yml") << kExport;
   EXPECT_EQ(find_class_submissions(dir).size(), 3u) << "the export is recognised by its metadata";
@@ -340,6 +329,7 @@ TEST(Roster, GradescopesExportMapsEachFolderToItsFirstSubmitter) {
 }
 
 TEST(Roster, TwoSubmissionsOfOneStudentKeepTheirKeysApart) {
+  REQUIRE_YAML();
   TempFolder temp("export-twice");
   const fs::path dir = temp.path();
   fs::create_directories(dir / "submission_1");

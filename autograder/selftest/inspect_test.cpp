@@ -13,11 +13,13 @@
 #include <regex>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "launchlab/grader/process.h"
-#include "launchlab/grader/value.h"
 
 namespace fs = std::filesystem;
 using namespace launchlab::grader;
+using nlohmann::json;
 
 namespace {
 
@@ -246,27 +248,27 @@ TEST(InspectCubin, JsonIsExpected) {
 
 TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
   REQUIRE_TOOL("cubin");
-  Value cubin = parse_json(inspect(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"}));
-  EXPECT_EQ(cubin.find("arch")->as_int(), 90);
-  const auto& kernels = cubin.find("kernels")->as_array();
+  json cubin = json::parse(inspect(kSassFixtures, {"cubin", "vadd.sm_90.cubin", "--json"}));
+  EXPECT_EQ(cubin.at("arch").get<int>(), 90);
+  const auto& kernels = cubin.at("kernels");
   ASSERT_EQ(kernels.size(), 1u);
-  const Value& vadd = kernels[0];
-  EXPECT_EQ(vadd.find("name")->as_string(), "_Z4vaddPKfS0_Pfi");
+  const json& vadd = kernels[0];
+  EXPECT_EQ(vadd.at("name").get<std::string>(), "_Z4vaddPKfS0_Pfi");
   // cuobjdump -res-usage: "REG:12 ... CONSTANT[0]:556".
   std::smatch registers;
   const std::string usage = read_text(kContainerFixtures / "vadd.sm_90.cubin.res-usage.txt");
   ASSERT_TRUE(std::regex_search(usage, registers, std::regex("REG:([0-9]+)")));
-  EXPECT_EQ(vadd.find("registers")->as_int(), std::stoi(registers[1]));
+  EXPECT_EQ(vadd.at("registers").get<int>(), std::stoi(registers[1]));
   // sm_90 puts the parameters at c[0x0][0x210]; a, b, c are pointers, n an int.
-  EXPECT_EQ(vadd.find("param_base")->as_int(), 0x210);
-  EXPECT_EQ(vadd.find("param_size")->as_int(), 28);
-  const auto& params = vadd.find("params")->as_array();
+  EXPECT_EQ(vadd.at("param_base").get<int>(), 0x210);
+  EXPECT_EQ(vadd.at("param_size").get<int>(), 28);
+  const auto& params = vadd.at("params");
   ASSERT_EQ(params.size(), 4u);
   const int offsets[] = {0, 8, 16, 24}, sizes[] = {8, 8, 8, 4};
   for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(params[i].find("ordinal")->as_int(), static_cast<int>(i));
-    EXPECT_EQ(params[i].find("offset")->as_int(), offsets[i]) << "parameter " << i;
-    EXPECT_EQ(params[i].find("size")->as_int(), sizes[i]) << "parameter " << i;
+    EXPECT_EQ(params[i].at("ordinal").get<int>(), static_cast<int>(i));
+    EXPECT_EQ(params[i].at("offset").get<int>(), offsets[i]) << "parameter " << i;
+    EXPECT_EQ(params[i].at("size").get<int>(), sizes[i]) << "parameter " << i;
   }
 }
 
@@ -286,7 +288,7 @@ TEST(InspectFatbin, JsonListsCuobjdumpsEntriesInItsOrder) {
   REQUIRE_TOOL("fatbin");
   for (const char* name : {"vadd.fatbin", "vadd_exe"}) {
     SCOPED_TRACE(name);
-    Value fatbin = parse_json(inspect(kContainerFixtures, {"fatbin", name, "--json"}));
+    json fatbin = json::parse(inspect(kContainerFixtures, {"fatbin", name, "--json"}));
     // cuobjdump --list-elf --list-ptx: "ELF file    1: vadd.1.sm_80.cubin", "PTX file    1: vadd.1.sm_90.ptx".
     std::vector<std::pair<std::string, int>> listed;
     std::smatch match;
@@ -296,12 +298,12 @@ TEST(InspectFatbin, JsonListsCuobjdumpsEntriesInItsOrder) {
       }
     }
     ASSERT_FALSE(listed.empty());
-    const auto& entries = fatbin.find("entries")->as_array();
+    const auto& entries = fatbin.at("entries");
     ASSERT_EQ(entries.size(), listed.size());
     for (std::size_t i = 0; i < listed.size(); ++i) {
-      EXPECT_EQ(entries[i].find("kind")->as_string(), listed[i].first) << "entry " << i;
-      EXPECT_EQ(entries[i].find("arch")->as_int(), listed[i].second) << "entry " << i;
-      EXPECT_GT(entries[i].find("payload_size")->as_int(), 0) << "entry " << i;
+      EXPECT_EQ(entries[i].at("kind").get<std::string>(), listed[i].first) << "entry " << i;
+      EXPECT_EQ(entries[i].at("arch").get<int>(), listed[i].second) << "entry " << i;
+      EXPECT_GT(entries[i].at("payload_size").get<int>(), 0) << "entry " << i;
     }
   }
 }

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends python3 ca-certificates wget \
-  $(awk '$1 == "build" || $1 == "grader" {print $2}' "$here/course/packages.txt") >/dev/null
+  $(awk '$1 == "build" || $1 == "grader" || $1 == "class" {print $2}' "$here/course/packages.txt") >/dev/null
 
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   # Gradescope's images have no GPU and no CUDA: the compilers come from

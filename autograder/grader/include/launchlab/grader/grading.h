@@ -13,7 +13,6 @@
 
 #include "launchlab/grader/course.h"
 #include "launchlab/grader/stages.h"
-#include "launchlab/grader/value.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,6 +4,7 @@
 /// folder per submission).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -11,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 
 /// One person a submission belongs to (Gradescope's :submitters).
 struct Submitter {
@@ -28,6 +29,7 @@ struct ClassSubmission {
   std::string student;
   std::filesystem::path folder;          ///< the student files, in any layout `launchlab grade` reads
   std::vector<Submitter> submitters;     ///< from Gradescope's metadata; empty for a plain folder
+  std::string submitted_at;              ///< Gradescope's created_at as written; empty for a plain folder
 };
 
 /// The submissions in dir, ordered by student. With a submission_metadata.yml
@@ -46,16 +48,24 @@ std::vector<ClassSubmission> find_class_submissions(const std::filesystem::path&
 std::vector<ClassSubmission> read_gradescope_metadata(std::string_view yaml_text,
                                                       const std::filesystem::path& export_dir);
 
+/// When path was last modified (the link itself for a link), in nanoseconds
+/// since the epoch; 0 when that cannot be read.
+std::int64_t modified_at(const std::filesystem::path& path);
+
+/// The newest modification of folder and everything below it: when a
+/// submission's files last changed.
+std::int64_t newest_change(const std::filesystem::path& folder);
+
 /// A student key made of raw: every character outside letters, digits and
 /// ". _ - @" becomes '_', and a key that would be empty or start with '.'
 /// (hidden, "..") gets a leading '_'.
 std::string student_key(std::string_view raw);
 
-/// The block-style YAML that Gradescope's export is written in (Ruby's
-/// Psych), as JSON: mappings, sequences, anchors and aliases, plain, quoted
-/// and block scalars. Scalars stay strings; "~", "null" and nothing are null.
-/// Flow collections other than [] and {} are kept as their text. Throws
-/// std::runtime_error naming the line it cannot read.
-nlohmann::json read_block_yaml(std::string_view text);
+/// A YAML document (Gradescope's export is written by Ruby's Psych) as JSON,
+/// read by yaml-cpp: mappings, sequences, anchors and aliases resolved.
+/// Scalars stay strings; "~", "null" and nothing are null. Throws
+/// std::runtime_error naming the line it cannot read, or saying that this
+/// build has no yaml-cpp (a GPU host without Debian's libyaml-cpp-dev).
+nlohmann::json yaml_as_json(std::string_view text);
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

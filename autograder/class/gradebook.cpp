@@ -1,12 +1,12 @@
 // Seeds, gradebook rows, the gradebook's CSV and its summary.
-#include "launchlab/cli/gradebook.h"
+#include "launchlab/class/gradebook.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 using nlohmann::json;
 
 // ------------------------------------------------------------ seeds
@@ -176,8 +176,27 @@ GradebookRow row_from_results(const json& results) {
     }
   }
   if (string_of(results, "output").starts_with("The grader could not grade")) flag(row, "grader-error");
+  for (const auto& figure : results.value("leaderboard", json::array())) {
+    if (figure.is_object() && figure.contains("value") && figure["value"].is_number()) {
+      row.leaderboard.push_back({string_of(figure, "name"), figure["value"].get<double>(), string_of(figure, "order") == "asc"});
+    }
+  }
   return row;
 }
+
+namespace {
+
+int sum_late(const GradebookRow& row, int LateLab::*field) {
+  int sum = 0;
+  for (const auto& [slug, lab] : row.late) sum += lab.*field;
+  return sum;
+}
+
+}  // namespace
+
+int GradebookRow::late_days() const { return sum_late(*this, &LateLab::late_days); }
+int GradebookRow::grace_days_used() const { return sum_late(*this, &LateLab::grace_days_used); }
+int GradebookRow::penalty() const { return sum_late(*this, &LateLab::penalty); }
 
 // ------------------------------------------------------------ CSV
 
@@ -198,15 +217,19 @@ std::string csv_cell(std::string_view text) {
   return quoted + "\"";
 }
 
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_cell(cells[i]);
+  return line + "\r\n";
+}
+
 std::string gradebook_csv(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows) {
   std::ostringstream out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_cell(cells[i]);
-    out << "\r\n";
-  };
+  auto line = [&](const std::vector<std::string>& cells) { out << csv_line(cells); };
   std::vector<std::string> header = {"student", "name", "email"};
   header.insert(header.end(), labs.begin(), labs.end());
-  header.insert(header.end(), {"total", "graded_max", "not_graded", "flags", "seed"});
+  header.insert(header.end(),
+                {"total", "late_days", "grace_days_used", "penalty", "final", "graded_max", "not_graded", "flags", "seed"});
   line(header);
   for (const auto& row : rows) {
     std::vector<std::string> cells = {row.student, row.name, row.email};
@@ -216,7 +239,9 @@ std::string gradebook_csv(const std::vector<std::string>& labs, const std::vecto
     }
     std::string flags;
     for (const auto& name : row.flags) flags += (flags.empty() ? "" : " ") + name;
-    cells.insert(cells.end(), {std::to_string(row.total), std::to_string(row.graded_max),
+    cells.insert(cells.end(), {std::to_string(row.total), std::to_string(row.late_days()),
+                               std::to_string(row.grace_days_used()), std::to_string(row.penalty()),
+                               std::to_string(row.final_points()), std::to_string(row.graded_max),
                                std::to_string(row.not_graded), flags, row.seed});
     line(cells);
   }
@@ -321,4 +346,4 @@ std::string summary_markdown(const json& summary) {
   return out.str();
 }
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

@@ -1,12 +1,14 @@
+/// @file
+/// grade-class as a library: a class graded side by side on this host or as a
+/// Slurm job array, then its gradebook. The launchlab command is a thin
+/// layer over it (autograder/cli/grade_class_command.cpp).
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 
 /// grade-class's arguments, as given.
 struct GradeClassArguments {
@@ -24,6 +26,9 @@ struct GradeClassArguments {
   int test_timeout_seconds = 0;
   int grading_timeout_seconds = 3600;
   bool keep_work = false;
+  std::string class_file;                ///< due dates, late policy, LMS identities (policies.h); empty: none
+  bool similarity = false;               ///< compare every pair of submissions per lab (similarity.h)
+  int similarity_threshold_percent = 50;
   std::vector<std::string> sbatch_args;
   int cpus_per_task = 2;
   int wait_seconds = 12 * 3600;
@@ -33,11 +38,10 @@ struct GradeClassArguments {
   bool collect = false;
 };
 
-/// Adds the grade-class command to app; lab_number turns "00" into a slug.
-CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI::Validator& lab_number);
+/// Runs grade-class for the course at root whose launchlab program was built
+/// in build; returns the command's exit status. Throws std::runtime_error
+/// saying what is wrong with the arguments or the submissions.
+int grade_class(const std::filesystem::path& root, const std::filesystem::path& build,
+                const GradeClassArguments& args);
 
-/// Runs grade-class for the course at root whose launchlab program was built in build.
-int command_grade_class(const std::filesystem::path& root, const std::filesystem::path& build,
-                        const GradeClassArguments& args);
-
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace launchlab::cli {
+#include "launchlab/class/policies.h"
+
+namespace launchlab::classroom {
 
 /// SHA-256 of data (FIPS 180-4).
 std::array<std::uint8_t, 32> sha256(std::string_view data);
@@ -37,6 +39,15 @@ struct StudentSeed {
 /// give the same seed, so a regrade sees the inputs the first grading saw.
 StudentSeed derive_seed(std::string_view secret, std::string_view student);
 
+/// One figure of results.json's `leaderboard` (Gradescope's key): a
+/// learner's measured figure, relative to the reference measured in the same
+/// grading. It ranks; it never gives points.
+struct LeaderboardFigure {
+  std::string name;
+  double value = 0;
+  bool ascending = false;  ///< a smaller value ranks higher ("order": "asc")
+};
+
 /// One student's line of the gradebook.
 struct GradebookRow {
   std::string student;
@@ -50,9 +61,16 @@ struct GradebookRow {
   std::vector<std::string> flags;
   std::string seed;                          ///< the seed's derivation, or "none"
   std::optional<double> seconds;             ///< how long the grading took
+  std::map<std::string, LateLab> late;       ///< slug -> what the late policy made of it
+  std::vector<LeaderboardFigure> leaderboard;
+
+  int late_days() const;                     ///< over every lab
+  int grace_days_used() const;
+  int penalty() const;
+  int final_points() const { return total - penalty(); }
 };
 
-/// The row results.json gives (Gradescope's schema as `launchlab grade`
+/// The row results.json gives (its `leaderboard` among it) (Gradescope's schema as `launchlab grade`
 /// writes it: each test's extra_data names its lab and outcome). Flags:
 /// "regrade" when a test's outcome (or the top-level extra_data) says a
 /// timing test ran on a throttled or shared GPU, "grader-error" when the
@@ -65,9 +83,13 @@ GradebookRow row_from_results(const nlohmann::json& results);
 /// formula) also led by an apostrophe.
 std::string csv_cell(std::string_view text);
 
+/// One CSV line (RFC 4180, CRLF), its cells through csv_cell.
+std::string csv_line(const std::vector<std::string>& cells);
+
 /// The gradebook: a header (student, name, email, one column per lab, total,
-/// graded_max, not_graded, flags, seed), then one line per row, labs in the
-/// order given.
+/// late_days, grace_days_used, penalty, final, graded_max, not_graded, flags,
+/// seed), then one line per row, labs in the order given. The labs' columns
+/// and total are the raw points; final is total less the late penalty.
 std::string gradebook_csv(const std::vector<std::string>& labs, const std::vector<GradebookRow>& rows);
 
 /// The summary's figures as JSON: for each lab and the total, its maximum
@@ -79,4 +101,4 @@ nlohmann::json summary_json(const std::vector<std::string>& labs, const std::vec
 /// mean, median, lowest and highest points; who is flagged and why.
 std::string summary_markdown(const nlohmann::json& summary);
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom

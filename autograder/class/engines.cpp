@@ -7,7 +7,7 @@
 // so both engines grade a student and write the gradebook with the same code.
 // OUT/<student>/ holds results.json, grading.json (how and when it was
 // graded) and grade.log (the grader's progress, timed).
-#include "grade_class.h"
+#include "launchlab/class/grade_class.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -29,15 +29,16 @@
 #include <sstream>
 #include <thread>
 
-#include "launchlab/cli/arguments.h"
-#include "launchlab/cli/gradebook.h"
-#include "launchlab/cli/roster.h"
+#include "launchlab/class/gradebook.h"
+#include "launchlab/class/history.h"
+#include "launchlab/class/reports.h"
+#include "launchlab/class/roster.h"
 #include "launchlab/grader/course.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
 
-namespace launchlab::cli {
+namespace launchlab::classroom {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using grader::RunLimits;
@@ -45,69 +46,7 @@ using grader::RunOutcome;
 using grader::run_limited;
 using grader::write_file_atomically;
 
-CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI::Validator& lab_number) {
-  CLI::App& command = *app.add_subcommand(
-      "grade-class", "grade a class's submissions, side by side or through Slurm: results, a gradebook, histograms");
-  command.group("Grading");
-  command.add_option("--submissions", args.submissions,
-                     "one folder per student, or Gradescope's export (submission_metadata.yml at the top)")
-      ->type_name("DIR")->check(existing_folder());
-  command.add_option("--out", args.out, "OUT/<student>/results.json, OUT/gradebook.csv, OUT/summary.md, OUT/histograms.png")
-      ->type_name("DIR")->required();
-  command.add_option("--engine", args.engine, "local: gradings side by side on this host; slurm: a job array")
-      ->type_name("local|slurm")->check(CLI::IsMember({"local", "slurm"}));
-  command.add_option("--jobs", args.jobs,
-                     "gradings at once (local: default a quarter of the cores; slurm: the array's limit, default none)")
-      ->type_name("N")->check(whole_number(1, 4096));
-  command.add_option("--labs", args.labs, "grade only these labs, by number or slug (default: every lab)")
-      ->type_name("NN,NN")->delimiter(',')->transform(lab_number);
-  CLI::Option* secret_file = command.add_option(
-      "--seed-secret", args.seed_secret_file,
-      "a file whose content is the course secret: each student's seed is HMAC-SHA-256(secret, student)")
-      ->type_name("FILE")->check(existing_file());
-  command.add_option("--course-secret", args.course_secret, "the course secret itself (other users may see it in ps)")
-      ->type_name("TEXT")->excludes(secret_file);
-  command.add_option("--regrade", args.regrade, "grade these students again, up to date or not")
-      ->type_name("STUDENT,...")->delimiter(',');
-  command.add_flag("--regrade-failed", args.regrade_failed,
-                   "grade again every student the gradebook flags (no results, a grader error, a regrade)");
-  command.add_option("--private-tests", args.private_tests, "passed to every grading (launchlab grade --private-tests)")
-      ->type_name("DIR")->check(existing_folder());
-  command.add_option("--private-visibility", args.private_visibility, "passed to every grading")
-      ->type_name("WHEN")->check(CLI::IsMember({"hidden", "after_due_date", "after_published", "visible"}));
-  command.add_option("--test-timeout", args.test_timeout_seconds, "passed to every grading")
-      ->type_name("SECONDS")->check(whole_number(1, 24 * 3600));
-  command.add_option("--grading-timeout", args.grading_timeout_seconds, "the time one grading may take (default 3600)")
-      ->type_name("SECONDS")->check(whole_number(60, 7 * 24 * 3600));
-  command.add_flag("--keep-work", args.keep_work, "keep each grading's work folder (in the temporary folder; grading.json names it)");
-  command.add_option("--sbatch-arg", args.sbatch_args, "slurm: one more sbatch option for every job (--partition=gpu); repeat it")
-      ->type_name("ARG")->allow_extra_args(false);
-  command.add_option("--cpus-per-task", args.cpus_per_task, "slurm: the cores of one grading (default 2)")
-      ->type_name("N")->check(whole_number(1, 1024));
-  command.add_option("--wait", args.wait_seconds,
-                     "slurm: how long to wait for the jobs (default 43200); 0 submits them and returns")
-      ->type_name("SECONDS")->check(whole_number(0, 30 * 24 * 3600));
-  // What the submitted jobs run; not for people.
-  command.add_option("--task", args.task, "")->group("")->check(whole_number(0, 1 << 30));
-  command.add_flag("--collect", args.collect, "")->group("");
-  command.footer(
-      "A student whose results.json is newer than their files (and was graded from the same course commit, with\n"
-      "the same labs, seed and options) is skipped: a run that stopped goes on where it stopped. The trusted part\n"
-      "of the course is built once, in BUILD/graded-course, and shared by every grading.");
-  return command;
-}
-
 namespace {
-
-std::optional<json> read_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  try {
-    return json::parse(in);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
-}
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
@@ -147,24 +86,6 @@ void stop_on_interrupt() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-/// When path was last modified (the link itself for a link), in nanoseconds.
-std::int64_t modified_at(const fs::path& path) {
-  struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) return 0;
-  return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-}
-
-/// The newest modification of folder and everything below it.
-std::int64_t newest_change(const fs::path& folder) {
-  std::int64_t newest = modified_at(folder);
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    newest = std::max(newest, modified_at(it->path()));
-  }
-  return newest;
-}
-
 // ------------------------------------------------------------ the plan
 
 /// What one run decided; written to OUT/.launchlab/plan.json.
@@ -177,6 +98,9 @@ struct Plan {
   std::string settings;                ///< what a grading's result depends on besides the files
   int timeout_seconds = 3600;
   bool keep_work = false;
+  fs::path class_file;                 ///< empty: none
+  bool similarity = false;
+  int similarity_threshold_percent = 50;
   struct Task {
     std::string student;
     fs::path folder;
@@ -202,6 +126,8 @@ json to_json(const Plan& plan) {
           {"engine", plan.engine},   {"labs", plan.labs},
           {"grade_args", plan.grade_args}, {"settings", plan.settings},
           {"timeout_seconds", plan.timeout_seconds}, {"keep_work", plan.keep_work},
+          {"class_file", plan.class_file.string()}, {"similarity", plan.similarity},
+          {"similarity_threshold_percent", plan.similarity_threshold_percent},
           {"tasks", tasks}};
 }
 
@@ -219,6 +145,9 @@ Plan plan_from_json(const json& saved) {
   plan.settings = saved.at("settings").get<std::string>();
   plan.timeout_seconds = saved.at("timeout_seconds").get<int>();
   plan.keep_work = saved.at("keep_work").get<bool>();
+  plan.class_file = saved.value("class_file", "");
+  plan.similarity = saved.value("similarity", false);
+  plan.similarity_threshold_percent = saved.value("similarity_threshold_percent", 50);
   for (const auto& task : saved.at("tasks")) {
     Plan::Task entry{task.at("student").get<std::string>(), task.at("folder").get<std::string>(), std::nullopt,
                      task.at("seed_derivation").get<std::string>()};
@@ -309,7 +238,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   fs::create_directories(dir);
   const fs::path results = dir / "results.json";
   std::error_code ignored;
-  fs::remove(results, ignored);  // what is there after this grading is this grading's
+  keep_earlier_results(dir);  // what is there after this grading is this grading's; a regrade keeps the earlier
   // The work folder is the host's (the node's) own, in its temporary folder,
   // which a dedicated sandbox user can reach (OUT may lie below folders it
   // cannot pass through).
@@ -405,42 +334,12 @@ std::vector<std::string> gradebook_labs(const Plan& plan) {
   return slugs;
 }
 
-GradebookRow row_of(const fs::path& out, const ClassSubmission& submission) {
-  const fs::path dir = out / submission.student;
-  auto results = read_json(dir / "results.json");
-  GradebookRow row;
-  if (results) {
-    row = row_from_results(*results);
-  } else {
-    row.flags.push_back("no-results");
-  }
-  row.student = submission.student;
-  for (const auto& person : submission.submitters) {
-    row.name += (row.name.empty() ? "" : "; ") + person.name;
-    row.email += (row.email.empty() ? "" : "; ") + person.email;
-  }
-  row.seed = "none";
-  if (auto record = read_json(dir / "grading.json")) {
-    row.seed = record->value("seed", "none");
-    if (record->contains("seconds") && (*record)["seconds"].is_number()) row.seconds = (*record)["seconds"].get<double>();
-  }
-  return row;
-}
-
 /// Writes the gradebook, the summary and the histograms; returns the rows.
 std::vector<GradebookRow> collect(const Plan& plan) {
-  std::vector<GradebookRow> rows;
-  for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(row_of(plan.out, submission));
-  std::vector<std::string> labs = gradebook_labs(plan);
-  for (const auto& row : rows) {
-    for (const auto& [slug, points] : row.lab_points) {
-      if (std::find(labs.begin(), labs.end(), slug) == labs.end()) labs.push_back(slug);
-    }
-  }
-  write_file_atomically(plan.out / "gradebook.csv", gradebook_csv(labs, rows));
-  json summary = summary_json(labs, rows);
-  write_file_atomically(plan.out / "summary.json", summary.dump(2) + "\n");
-  write_file_atomically(plan.out / "summary.md", summary_markdown(summary));
+  ClassReportSettings settings{plan.root, plan.out, gradebook_labs(plan), std::nullopt, plan.similarity,
+                               plan.similarity_threshold_percent};
+  if (!plan.class_file.empty()) settings.class_file = plan.class_file;
+  std::vector<GradebookRow> rows = write_class_reports(settings, roster_of(plan.submissions, plan.out));
 
   // Debian's python3 with its matplotlib; without them the rest stands.
   RunLimits limits;
@@ -459,7 +358,9 @@ void print_collected(const Plan& plan, const std::vector<GradebookRow>& rows) {
   for (const auto& row : rows) flagged += row.flags.empty() ? 0 : 1;
   std::cout << "gradebook: " << (plan.out / "gradebook.csv").string() << " (" << rows.size() << " students, " << flagged
             << " flagged)\nsummary:   " << (plan.out / "summary.md").string() << "\n";
-  if (fs::exists(plan.out / "histograms.png")) std::cout << "histograms: " << (plan.out / "histograms.png").string() << "\n";
+  for (const char* report : {"histograms.png", "leaderboard.png", "canvas.csv", "gradescope_scores.csv"}) {
+    if (fs::exists(plan.out / report)) std::cout << "           " << (plan.out / report).string() << "\n";
+  }
 }
 
 // ------------------------------------------------------------ choosing whom to grade
@@ -486,7 +387,7 @@ std::optional<std::string> reason_to_grade(const Plan& plan, const ClassSubmissi
     return "graded from another course commit, or with other labs, options or seed";
   }
   if (newest_change(submission.folder) >= modified_at(dir / "results.json")) return "files changed";
-  if (args.regrade_failed && !row_of(plan.out, submission).flags.empty()) return "flagged";
+  if (args.regrade_failed && !gradebook_row(plan.out, submission).flags.empty()) return "flagged";
   return std::nullopt;
 }
 
@@ -527,6 +428,9 @@ Plan make_plan(const fs::path& root, const fs::path& build, const GradeClassArgu
   for (const auto& arg : plan.grade_args) plan.settings += " " + arg;
   plan.timeout_seconds = args.grading_timeout_seconds;
   plan.keep_work = args.keep_work;
+  if (!args.class_file.empty()) plan.class_file = fs::absolute(args.class_file);
+  plan.similarity = args.similarity;
+  plan.similarity_threshold_percent = args.similarity_threshold_percent;
 
   for (const auto& student : args.regrade) {
     if (std::none_of(roster.begin(), roster.end(), [&](const ClassSubmission& s) { return s.student == student; })) {
@@ -734,7 +638,7 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
   const bool collected = fs::exists(plan.out / "gradebook.csv") && fs::last_write_time(plan.out / "gradebook.csv") >= submitted;
   std::vector<GradebookRow> rows;
   if (collected) {
-    for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(row_of(plan.out, submission));
+    for (const auto& submission : roster_of(plan.submissions, plan.out)) rows.push_back(gradebook_row(plan.out, submission));
   } else {
     std::cout << "The collector job left no gradebook (" << (logs / ("collect-" + collector + ".out")).string()
               << "); writing it here.\n";
@@ -752,7 +656,7 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
 
 }  // namespace
 
-int command_grade_class(const fs::path& root, const fs::path& build, const GradeClassArguments& args) {
+int grade_class(const fs::path& root, const fs::path& build, const GradeClassArguments& args) {
   stop_on_interrupt();
   if (args.task >= 0 || args.collect) {
     // A job of a submitted run: what to do is in the plan.
@@ -788,4 +692,4 @@ int command_grade_class(const fs::path& root, const fs::path& build, const Grade
   return run_local(plan, jobs);
 }
 
-}  // namespace launchlab::cli
+}  // namespace launchlab::classroom
