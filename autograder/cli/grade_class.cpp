@@ -283,7 +283,7 @@ struct SandboxUserTurn {
 /// Where the grader would run submissions as a dedicated user (sandbox.h),
 /// one of those users for this grading alone: the sweep that ends a run's
 /// processes ends everything its user runs, so two gradings on one host (or
-/// one node) must not share one. A lock file per user in the temporary
+/// one node) must not share one. A lock file per user in the grader's lock
 /// folder says which are taken; with all of them taken, this waits.
 std::optional<SandboxUserTurn> take_sandbox_user() {
   grader::Sandbox sandbox;
@@ -296,7 +296,7 @@ std::optional<SandboxUserTurn> take_sandbox_user() {
   while (!stopping) {
     for (const auto& user : sandbox.users) {
       auto lock = std::make_unique<grader::FileLock>(
-          fs::temp_directory_path() / ("launchlab-sandbox-user-" + user.name + ".lock"), false);
+          grader::grader_lock_folder() / ("grading-sandbox-user-" + user.name + ".lock"), false);
       if (lock->held()) return SandboxUserTurn{user.name, std::move(lock)};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -336,7 +336,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
     // task a GPU of its own instead.
     const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
     environment.push_back("LAUNCHLAB_GPU_LOCK=" +
-                          (lock && *lock ? std::string(lock) : (fs::temp_directory_path() / "launchlab-gpu.lock").string()));
+                          (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
   }
 
   std::optional<SandboxUserTurn> user_turn = take_sandbox_user();

@@ -252,7 +252,9 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   // with GPU tests, so that no timing test shares the GPU with another grading.
   std::optional<FileLock> gpu_turn;
   const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
-  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) gpu_turn.emplace(gpu_lock);
+  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) {
+    gpu_turn.emplace(grader_lock_path(gpu_lock));
+  }
 
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it
