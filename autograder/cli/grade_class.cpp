@@ -464,15 +464,21 @@ void print_collected(const Plan& plan, const std::vector<GradebookRow>& rows) {
 
 // ------------------------------------------------------------ choosing whom to grade
 
-std::string secret_of(const GradeClassArguments& args) {
-  std::string secret = args.course_secret;
-  if (!args.seed_secret_file.empty()) {
-    std::ifstream in(args.seed_secret_file, std::ios::binary);
-    secret.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
-    if (secret.empty()) throw std::runtime_error(args.seed_secret_file + " is empty: a course secret must say something");
-  }
+}  // namespace
+
+std::string read_course_secret(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the course secret " + file.string());
+  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.empty()) throw std::runtime_error(file.string() + " is empty: a course secret must say something");
   return secret;
+}
+
+namespace {
+
+std::string secret_of(const GradeClassArguments& args) {
+  return args.seed_secret_file.empty() ? args.course_secret : read_course_secret(args.seed_secret_file);
 }
 
 /// Why a student is graded this run, or nothing when their results stand.

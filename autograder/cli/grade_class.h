@@ -36,6 +36,10 @@ struct GradeClassArguments {
 /// Adds the grade-class command to app; lab_number turns "00" into a slug.
 CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI::Validator& lab_number);
 
+/// The course secret a file holds (its trailing newline left out); throws
+/// std::runtime_error when the file cannot be read or holds nothing.
+std::string read_course_secret(const std::filesystem::path& file);
+
 /// Runs grade-class for the course at root whose launchlab program was built in build.
 int command_grade_class(const std::filesystem::path& root, const std::filesystem::path& build,
                         const GradeClassArguments& args);

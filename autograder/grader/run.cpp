@@ -14,6 +14,7 @@
 #include "launchlab/grader/judge.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sanitize.h"
+#include "launchlab/grader/text.h"
 #include "launchlab/grader/transcript.h"
 
 namespace launchlab::grader {
@@ -32,7 +33,7 @@ std::string join_filter(const std::vector<std::string>& names) {
 
 std::string output_tail(const std::string& output) {
   constexpr std::size_t kTail = 1500;
-  return output.size() > kTail ? output.substr(output.size() - kTail) : output;
+  return learner_text(output, kTail, KeepEnd::tail);
 }
 
 /// Which test is running, read from the transcript while it grows, for the
