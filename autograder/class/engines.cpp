@@ -212,7 +212,7 @@ struct SandboxUserTurn {
 /// Where the grader would run submissions as a dedicated user (sandbox.h),
 /// one of those users for this grading alone: the sweep that ends a run's
 /// processes ends everything its user runs, so two gradings on one host (or
-/// one node) must not share one. A lock file per user in the temporary
+/// one node) must not share one. A lock file per user in the grader's lock
 /// folder says which are taken; with all of them taken, this waits.
 std::optional<SandboxUserTurn> take_sandbox_user() {
   grader::Sandbox sandbox;
@@ -225,7 +225,7 @@ std::optional<SandboxUserTurn> take_sandbox_user() {
   while (!stopping) {
     for (const auto& user : sandbox.users) {
       auto lock = std::make_unique<grader::FileLock>(
-          fs::temp_directory_path() / ("launchlab-sandbox-user-" + user.name + ".lock"), false);
+          grader::grader_lock_folder() / ("grading-sandbox-user-" + user.name + ".lock"), false);
       if (lock->held()) return SandboxUserTurn{user.name, std::move(lock)};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -265,7 +265,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
     // task a GPU of its own instead.
     const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
     environment.push_back("LAUNCHLAB_GPU_LOCK=" +
-                          (lock && *lock ? std::string(lock) : (fs::temp_directory_path() / "launchlab-gpu.lock").string()));
+                          (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
   }
 
   std::optional<SandboxUserTurn> user_turn = take_sandbox_user();
@@ -365,15 +365,21 @@ void print_collected(const Plan& plan, const std::vector<GradebookRow>& rows) {
 
 // ------------------------------------------------------------ choosing whom to grade
 
-std::string secret_of(const GradeClassArguments& args) {
-  std::string secret = args.course_secret;
-  if (!args.seed_secret_file.empty()) {
-    std::ifstream in(args.seed_secret_file, std::ios::binary);
-    secret.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
-    if (secret.empty()) throw std::runtime_error(args.seed_secret_file + " is empty: a course secret must say something");
-  }
+}  // namespace
+
+std::string read_course_secret(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the course secret " + file.string());
+  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.empty()) throw std::runtime_error(file.string() + " is empty: a course secret must say something");
   return secret;
+}
+
+namespace {
+
+std::string secret_of(const GradeClassArguments& args) {
+  return args.seed_secret_file.empty() ? args.course_secret : read_course_secret(args.seed_secret_file);
 }
 
 /// Why a student is graded this run, or nothing when their results stand.

@@ -18,10 +18,13 @@
 #include <sstream>
 
 #include "launchlab/cli/arguments.h"
+#include "launchlab/cli/gradebook.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
+#include "launchlab/grader/stages.h"
+#include "launchlab/grader/text.h"
 #include "doctor.h"
 #include "grade_class_command.h"
 #include "learner.h"
@@ -155,6 +158,8 @@ struct GradeArguments {
   std::string private_tests;
   std::string private_visibility = "hidden";
   std::string seed;
+  std::string seed_secret_file;   ///< empty: LAUNCHLAB_SEED_SECRET_FILE, else no seed of the submission's own
+  std::string student;            ///< empty: the submission folder's name
   int time_limit_seconds = 0;     ///< 0: none
   std::vector<std::string> cmake_args;
 };
@@ -185,6 +190,13 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
       ->type_name("WHEN")->check(CLI::IsMember({"hidden", "after_due_date", "after_published", "visible"}));
   grade.add_option("--seed", args.seed, "the secret seed of the tests' random inputs (LAUNCHLAB_SEED), so that they differ from what the learner saw")
       ->type_name("N")->check(unsigned_64());
+  grade.add_option("--seed-secret", args.seed_secret_file,
+                   "a file only the grader reads, holding the course secret: the seed (unless --seed gives it) is drawn "
+                   "from it, the student and the submitted files, so that every submission gets inputs of its own "
+                   "(default: LAUNCHLAB_SEED_SECRET_FILE)")
+      ->type_name("FILE");
+  grade.add_option("--student", args.student, "who handed the submission in, for its seed (default: the submission folder's name)")
+      ->type_name("ID");
   grade.add_option("--time-limit", args.time_limit_seconds,
                    "a wall clock for the whole grading: past it, every run is ended and results.json says so (default: none)")
       ->type_name("SECONDS")->check(whole_number(1, 7 * 24 * 3600));
@@ -193,6 +205,26 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
   grade.footer("Only the student files each lab.toml names are taken from the submission. The exit status is 0 only on\n"
                "full marks of what could run here.");
   return grade;
+}
+
+/// The seed of one submission's grading, from the course secret: the first
+/// eight bytes of HMAC-SHA-256(secret, student and a digest of the files
+/// graded), so that a resubmission with other files gets other inputs and a
+/// regrade of the same files the same ones.
+launchlab::cli::StudentSeed submission_seed(const std::string& secret, const std::string& student,
+                                            const fs::path& submission, const std::vector<Lab>& labs) {
+  const SubmissionFiles files = find_submission_files(submission, labs, labs);
+  std::string graded;
+  for (const auto& [slug, by_name] : files.files) {
+    for (const auto& [name, path] : by_name) {
+      std::ifstream in(path, std::ios::binary);
+      const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // Each file's name and size first, so that no two sets of files read alike.
+      graded += slug + "/" + name + "\n" + std::to_string(content.size()) + "\n" + content;
+    }
+  }
+  const auto digest = launchlab::cli::sha256(graded);
+  return launchlab::cli::derive_seed(secret, student + " submission " + launchlab::cli::to_hex(digest.data(), 8));
 }
 
 int command_grade(const Context& ctx, const GradeArguments& args) {
@@ -228,6 +260,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
   options.seed = args.seed;
   options.only_labs = args.labs;
+  std::string seed_derivation = args.seed.empty() ? "none" : "given (--seed)";
 
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::vector<LabResult> results;
@@ -238,6 +271,21 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
     if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
       throw std::runtime_error("no private tests folder " + options.private_tests.string());
     }
+    const char* secret_variable = std::getenv("LAUNCHLAB_SEED_SECRET_FILE");
+    const std::string secret_file =
+        !args.seed_secret_file.empty() ? args.seed_secret_file : (secret_variable ? secret_variable : "");
+    if (options.seed.empty() && !secret_file.empty()) {
+      std::vector<Lab> labs = load_course(ctx.root);
+      if (!args.labs.empty()) {
+        std::erase_if(labs, [&](const Lab& lab) { return std::find(args.labs.begin(), args.labs.end(), lab.slug) == args.labs.end(); });
+      }
+      const fs::path folder = options.submission.lexically_normal();
+      const std::string student =
+          !args.student.empty() ? args.student : (folder.has_filename() ? folder : folder.parent_path()).filename().string();
+      const auto seed = submission_seed(launchlab::classroom::read_course_secret(secret_file), student, options.submission, labs);
+      options.seed = std::to_string(seed.value);
+      seed_derivation = seed.derivation;
+    }
     options.sandbox = choose_sandbox();
     std::cerr << "launchlab grade: sandbox: " << options.sandbox.describe() << std::endl;
     results = grade_submission(options, capabilities);
@@ -247,13 +295,30 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ReportSettings report_settings;
   report_settings.private_visibility = args.private_visibility;
-  nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
-  report["extra_data"]["sandbox"] = options.sandbox.describe();
-  if (!failure.empty()) {
-    report["output"] = "The grader could not grade this submission: " + failure;
-    report["score"] = 0;
+  std::string results_text;
+  try {
+    nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
+    report["extra_data"]["sandbox"] = options.sandbox.describe();
+    // For staff, so that a regrade can give --seed: Gradescope stores
+    // extra_data with the submission and shows students only the outputs. A
+    // seed given with --seed may serve a whole class, so only one drawn for
+    // this submission alone is kept.
+    const bool drawn_here = args.seed.empty() && !options.seed.empty();
+    report["extra_data"]["seed"] = drawn_here ? nlohmann::json(options.seed) : nlohmann::json();
+    report["extra_data"]["seed_derivation"] = seed_derivation;
+    if (!failure.empty()) {
+      // Unfenced: a gradebook finds grader errors by these words (gradebook.h).
+      report["output"] = "The grader could not grade this submission: " + learner_text(failure, kTestOutputLimit);
+      report["score"] = 0;
+    }
+    // Every text in it is valid UTF-8 already (text.h); a byte that is not
+    // would still become U+FFFD rather than lose the whole report.
+    results_text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } catch (const std::exception& error) {
+    results_text = last_resort_results(results, error.what());
+    if (failure.empty()) failure = std::string("the grader could not write its report: ") + error.what();
   }
-  write_file_atomically(json_path, report.dump(2) + "\n");
+  write_file_atomically(json_path, results_text);
   if (!failure.empty()) {
     std::cout << "launchlab grade: " << failure << "\n";
   } else {

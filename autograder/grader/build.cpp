@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "launchlab/grader/stages.h"
+#include "launchlab/grader/text.h"
 
 namespace launchlab::grader {
 namespace fs = std::filesystem;
@@ -186,10 +187,10 @@ std::string build_errors(const std::string& log_text, const fs::path& root) {
     errors += line + "\n";
     ++kept;
   }
-  if (!errors.empty()) return errors;
+  if (!errors.empty()) return learner_text(errors, 8192);
   std::string tail = log_text.size() > 3000 ? log_text.substr(log_text.size() - 3000) : log_text;
   for (std::size_t at; (at = tail.find(prefix)) != std::string::npos;) tail.erase(at, prefix.size());
-  return tail;
+  return learner_text(tail, 3000, KeepEnd::tail);
 }
 
 TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector<Lab>& labs, const fs::path& build_dir,

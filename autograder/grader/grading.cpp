@@ -262,11 +262,20 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     settings.sandbox = options.sandbox;
     settings.test_data = data_dir;
     if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
-    if (expectations) use_expectations(*expectations, lab, capabilities, settings);
-    result.tests = run_lab_tests(lab,
-                                 {learner.build_dir / "tests" / lab.test_binary_name(),
-                                  trusted.build_dir / "tests" / lab.reference_binary_name()},
-                                 capabilities, options.work_dir / "run" / lab.slug, settings);
+    // Lab by lab: whatever goes wrong while one lab is graded costs that
+    // lab alone, and the labs graded before and after it keep their grades.
+    try {
+      if (expectations) use_expectations(*expectations, lab, capabilities, settings);
+      result.tests = run_lab_tests(lab,
+                                   {learner.build_dir / "tests" / lab.test_binary_name(),
+                                    trusted.build_dir / "tests" / lab.reference_binary_name()},
+                                   capabilities, options.work_dir / "run" / lab.slug, settings);
+    } catch (const std::exception& error) {
+      const std::string why = std::string("the grader could not grade this lab (") + error.what() +
+                              "), so it scores 0; tell your instructor";
+      result.problem = why;
+      result.tests = all_failed(lab, why);
+    }
   }
   return results;
 }

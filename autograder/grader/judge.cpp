@@ -2,16 +2,29 @@
 
 #include <map>
 
+#include "launchlab/grader/text.h"
+
 namespace launchlab::grader {
 namespace {
 
 constexpr std::size_t kMismatchesShown = 5;
+/// What one mismatch may show of the learner's value.
+constexpr std::size_t kExplanationLimit = 600;
 
-std::string describe_record(const TranscriptRecord& record) {
-  return record.context.empty() ? record.expression() : record.context;
+/// A record as the course names it: the reference's context (the input) or
+/// the expression. The learner's own context is never quoted: a program can
+/// write anything there, the inputs of a private test among it.
+std::string describe_record(const TranscriptRecord& reference_record) {
+  return reference_record.context.empty() ? reference_record.expression() : reference_record.context;
 }
 
-TestResult failed(const LabTest& test, std::string why) {
+/// A failed test: its message, or for a private test only the course's own
+/// words (what kind of failure), since nothing recorded while a private test
+/// ran may reach a student.
+TestResult failed(const LabTest& test, std::string why, const std::string& private_summary) {
+  if (test.is_private) {
+    why = "this private test failed: " + private_summary + " (its inputs, values and output are not shown)";
+  }
   return TestResult{test.name, 0, test.points, TestStatus::failed, std::move(why)};
 }
 
@@ -52,17 +65,19 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
   }
 
   if (!learner.transcript || !learner.transcript->ended) {
-    return failed(test, learner.why_missing.empty() ? "your program did not finish this test" : learner.why_missing);
+    return failed(test, learner.why_missing.empty() ? "your program did not finish this test" : learner.why_missing,
+                  "your program did not finish it");
   }
   const TestTranscript& got = *learner.transcript;
   if (got.started_twice || !got.repeated_keys.empty()) {
-    return failed(test, "this test's transcript holds the same test or record twice (" +
-                            (got.repeated_keys.empty() ? test.name : got.repeated_keys.front()) +
-                            "): something other than the test wrote to it, so it scores 0");
+    const std::string why = "transcript holds the same test or record twice: something other than the test wrote to it, "
+                            "so it scores 0";
+    return failed(test, "this test's " + why, "its " + why);
   }
   if (got.skipped) {
     return failed(test, "the test was skipped in your program although the reference ran it here" +
-                            (got.skip_message.empty() ? std::string() : ": " + got.skip_message));
+                            (got.skip_message.empty() ? std::string() : ": " + got.skip_message),
+                  "your program skipped it although the reference ran it here");
   }
 
   std::map<std::string, const TranscriptRecord*> values;
@@ -86,7 +101,7 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
     auto result = testing::check_value(*want.check, have.value, want.expected, want.parameter);
     if (result.agrees) continue;
     if (mismatches.size() < kMismatchesShown) {
-      mismatches.push_back(describe_record(have.context.empty() ? want : have) + "\n  " + result.explanation);
+      mismatches.push_back(describe_record(want) + "\n  " + learner_text(result.explanation, kExplanationLimit));
     } else {
       mismatches.emplace_back();
     }
@@ -107,13 +122,22 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
   }
   if (!values.empty()) {
     if (!message.empty()) message += "\n";
-    message += "the test recorded " + std::to_string(values.size()) + " value(s) that a correct answer does not give, the first: " +
-               describe_record(*values.begin()->second) + " = " + testing::show_value(values.begin()->second->value);
+    message += "the test recorded " + std::to_string(values.size()) +
+               " value(s) that a correct answer does not give (checks the reference's run does not reach)";
   }
   if (message.empty() && !got.failures.empty()) {
     message = got.failures.front();
   }
-  if (!message.empty()) return failed(test, message);
+  if (!message.empty()) {
+    // The one entry that stands for every unreached check is not a value that differs.
+    const std::size_t differing = mismatches.size() - (unreached > 0 ? 1 : 0);
+    std::string summary;
+    if (differing > 0) summary = std::to_string(differing) + " value(s) differ from the reference's";
+    if (unreached > 0) summary += (summary.empty() ? "" : "; ") + std::string("it stopped before a check the reference reached");
+    if (!values.empty()) summary += (summary.empty() ? "" : "; ") + std::string("it recorded values a correct answer does not give");
+    if (summary.empty()) summary = "a check outside its records failed";
+    return failed(test, message, summary);
+  }
   return TestResult{test.name, test.points, test.points, TestStatus::passed, {}};
 }
 

@@ -187,25 +187,8 @@ std::mutex users_mutex;
 std::condition_variable user_freed;
 std::set<uid_t> users_in_use;
 
-// Root's own folder for those lock files: in a folder the sandbox users can
-// write, one of them could take a lock file's name first. /run, where the
-// host has it writable; otherwise (a container with a read-only root, say)
-// a folder of root's in the temporary folder.
 fs::path sandbox_user_lock(const SandboxUser& user) {
-  auto usable = [](const fs::path& folder) -> std::optional<std::string> {
-    if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) return "cannot make " + folder.string() + ": " + std::strerror(errno);
-    struct stat info {};
-    if (lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != 0 || (info.st_mode & 022)) {
-      return folder.string() + " is not a folder that only root can write";
-    }
-    return std::nullopt;
-  };
-  fs::path folder = fs::path("/run") / "launchlab";
-  if (auto problem = usable(folder)) {
-    folder = fs::temp_directory_path() / "launchlab-sandbox-locks";
-    if (auto second = usable(folder)) throw std::runtime_error(*problem + "; " + *second);
-  }
-  return folder / ("sandbox-user-" + user.name + ".lock");
+  return grader_lock_folder() / ("sandbox-user-" + user.name + ".lock");
 }
 
 class UserLease {
@@ -420,16 +403,40 @@ void raise_oom_score() {
 
 std::string variable_name(const std::string& entry) { return entry.substr(0, entry.find('=')); }
 
-// The grader's environment, with `overrides` ("NAME=value") replacing what
-// it had under those names, and defaults added where neither set them.
+}  // namespace
+
+bool passes_to_sandbox(std::string_view entry) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  static constexpr std::string_view kNames[] = {
+      "PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "LD_LIBRARY_PATH",
+      // Which GPU, and how CUDA loads modules (lab 05 measures it).
+      "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+      // What the course's tests read.
+      "LAUNCHLAB_OPEN_GPU_DOC", "LAUNCHLAB_COLD_START_TRIALS"};
+  return name.starts_with("LC_") || std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+namespace {
+
+// The environment of a run, with `overrides` ("NAME=value") replacing what
+// it had under those names, and defaults replacing it where the overrides
+// do not name them. A sandboxed run starts from the allow-list of the
+// grader's environment (passes_to_sandbox), never from all of it: the
+// instructor's tokens and paths stay out of reach; the grader's own tools
+// get all of it.
 std::vector<std::string> child_environment(const std::vector<std::string>& overrides,
-                                           const std::vector<std::string>& defaults, bool report_channel) {
+                                           const std::vector<std::string>& defaults, bool report_channel,
+                                           bool sandboxed) {
   std::set<std::string> named;
   for (const auto& entry : overrides) named.insert(variable_name(entry));
   named.insert("LAUNCHLAB_TRANSCRIPT_FD");
+  std::set<std::string> replaced = named;
+  for (const auto& entry : defaults) replaced.insert(variable_name(entry));
   std::vector<std::string> environment;
   for (char** entry = environ; *entry; ++entry) {
-    if (!named.count(variable_name(*entry))) environment.emplace_back(*entry);
+    if (replaced.count(variable_name(*entry))) continue;
+    if (sandboxed && !passes_to_sandbox(*entry)) continue;
+    environment.emplace_back(*entry);
   }
   environment.insert(environment.end(), overrides.begin(), overrides.end());
   for (const auto& entry : defaults) {
@@ -563,7 +570,7 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   }
   plan.program = plan.argv.front();
   plan.search_path = plan.program.find('/') == std::string::npos;
-  plan.environment = child_environment(extra_env, defaults, channel != nullptr);
+  plan.environment = child_environment(extra_env, defaults, channel != nullptr, sandbox.kind != SandboxKind::none);
   plan.point();
   if (lease) plan.user = lease->user();
   plan.file_size = limit_or_infinity(limits.file_size_limit);
@@ -723,8 +730,51 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   return outcome;
 }
 
+namespace {
+
+/// Why a folder is not one only this user can enter, or nothing when it is.
+/// flock(2) needs only a descriptor open for reading, so a lock file that
+/// another user can merely read is one that user can hold.
+std::optional<std::string> not_private(const fs::path& folder) {
+  struct stat info {};
+  if (lstat(folder.c_str(), &info) != 0) return "cannot read " + folder.string() + ": " + std::strerror(errno);
+  if (!S_ISDIR(info.st_mode)) return folder.string() + " is not a folder";
+  if (info.st_uid != geteuid()) return folder.string() + " belongs to another user";
+  if (info.st_mode & 077) return folder.string() + " can be entered by other users";
+  return std::nullopt;
+}
+
+/// The folder made (0700) or, when it is this user's already, closed to
+/// everyone else.
+std::optional<std::string> make_private(const fs::path& folder) {
+  if (mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) return "cannot make " + folder.string() + ": " + std::strerror(errno);
+  struct stat info {};
+  if (lstat(folder.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == geteuid()) chmod(folder.c_str(), 0700);
+  return not_private(folder);
+}
+
+}  // namespace
+
+fs::path grader_lock_folder() {
+  const fs::path run_folder = fs::path("/run") / "launchlab";
+  auto problem = make_private(run_folder);
+  if (!problem) return run_folder;
+  const fs::path fallback = fs::temp_directory_path() / ("launchlab-locks-" + std::to_string(geteuid()));
+  if (auto second = make_private(fallback)) {
+    throw std::runtime_error("no folder for the grader's lock files: " + *problem + "; " + *second);
+  }
+  return fallback;
+}
+
+fs::path grader_lock_path(const fs::path& requested) {
+  if (!requested.has_filename()) throw std::invalid_argument("a lock file needs a name: " + requested.string());
+  const fs::path folder = requested.has_parent_path() ? requested.parent_path() : fs::current_path();
+  if (!not_private(folder)) return requested;
+  return grader_lock_folder() / requested.filename();
+}
+
 FileLock::FileLock(const std::filesystem::path& path, bool wait) {
-  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   // Another user's lock file can still be locked through a read-only descriptor.
   if (fd_ < 0) fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("cannot open the lock file " + path.string() + ": " + std::strerror(errno));

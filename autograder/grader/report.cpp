@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "launchlab/grader/grading.h"
+#include "launchlab/grader/text.h"
 
 namespace launchlab::grader {
 
@@ -40,7 +41,7 @@ void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, co
     if (lab.problem) {
       std::istringstream lines(*lab.problem);
       std::string line;
-      for (int shown = 0; std::getline(lines, line) && shown < 8; ++shown) out << "    ! " << line << "\n";
+      for (int shown = 0; std::getline(lines, line) && shown < 8; ++shown) out << "    ! " << learner_text(line, 300) << "\n";
     }
     points += lab.points();
     gradable += lab.gradable_max();
@@ -79,9 +80,18 @@ nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabiliti
       entry["score"] = test.points;
       entry["max_score"] = graded_here ? test.max_points : 0;
       entry["status"] = test.status == TestStatus::failed ? "failed" : "passed";
-      std::string output = test.message;
+      std::string output = learner_text(test.message, kTestOutputLimit);
+      // The tool's report on a private test quotes what the learner's
+      // program did while that test ran: none of it is shown (judge.cpp
+      // says the same of the test itself).
+      if (is_private && test.status == TestStatus::failed && test_name != test.name) {
+        output = "this private test failed its check under " + test.name.substr(test_name.size() + 1) +
+                 " (its report is not shown)";
+      }
       if (!graded_here) output = "NOT GRADED HERE: " + output;
-      entry["output"] = output.empty() ? std::string() : "```\n" + output + "\n```";
+      // Learner text sits in a block it cannot close (text.h), so that it
+      // never renders as the grader's words.
+      entry["output"] = output.empty() ? std::string() : fenced_block(output);
       entry["output_format"] = "md";
       entry["tags"] = json::array({lab.lab.slug});
       entry["visibility"] = is_private ? settings.private_visibility : "visible";
@@ -100,7 +110,7 @@ nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabiliti
   json root;
   root["score"] = points;
   root["execution_time"] = static_cast<std::int64_t>(seconds);
-  root["output"] = "```\n" + summary.str() + "```";
+  root["output"] = fenced_block(learner_text(summary.str(), kSummaryLimit));
   root["output_format"] = "md";
   root["visibility"] = "visible";
   root["stdout_visibility"] = "hidden";
@@ -109,6 +119,25 @@ nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabiliti
                         {"not_gradable_points", not_gradable},
                         {"gpu", capabilities.gpu ? json(capabilities.gpu_detail) : json()}};
   return root;
+}
+
+std::string last_resort_results(const std::vector<LabResult>& results, const std::string& what) {
+  using nlohmann::json;
+  json tests = json::array();
+  int score = 0;
+  for (const auto& lab : results) {
+    score += lab.points();
+    tests.push_back({{"name", lab.lab.slug},
+                     {"score", lab.points()},
+                     {"max_score", lab.gradable_max()},
+                     {"output", "This lab's details could not be written; its score stands."}});
+  }
+  json report = {
+      {"score", score},
+      {"output", "The grader could not grade this submission in full: its report could not be written (" +
+                     learner_text(what, 500) + "); each lab's score below stands. Tell your instructor."},
+      {"tests", std::move(tests)}};
+  return report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace launchlab::grader

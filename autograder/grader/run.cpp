@@ -14,6 +14,7 @@
 #include "launchlab/grader/judge.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sanitize.h"
+#include "launchlab/grader/text.h"
 #include "launchlab/grader/transcript.h"
 
 namespace launchlab::grader {
@@ -32,7 +33,7 @@ std::string join_filter(const std::vector<std::string>& names) {
 
 std::string output_tail(const std::string& output) {
   constexpr std::size_t kTail = 1500;
-  return output.size() > kTail ? output.substr(output.size() - kTail) : output;
+  return learner_text(output, kTail, KeepEnd::tail);
 }
 
 /// Which test is running, read from the transcript while it grows, for the
@@ -252,7 +253,9 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   // with GPU tests, so that no timing test shares the GPU with another grading.
   std::optional<FileLock> gpu_turn;
   const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
-  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) gpu_turn.emplace(gpu_lock);
+  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) {
+    gpu_turn.emplace(grader_lock_path(gpu_lock));
+  }
 
   std::vector<std::string> tampering;
   // The reference runs first: it is the course's own code, and what it

@@ -447,6 +447,36 @@ TEST_F(FixtureGrading, ASubmissionsOwnMaterialIsNotRead) {
   EXPECT_EQ(graded.total(), 4) << graded.run.output;
 }
 
+TEST_F(FixtureGrading, ACourseSecretDrawsASeedOfEachSubmissionsOwnAndKeepsItForARegrade) {
+  const fs::path secret = scratch("secret") / "course.secret";
+  write_text(secret, "the course's secret\n");
+  fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
+  const fs::path first = scratch("first-submission");
+  fs::create_directories(first / "01_beta");
+  fs::copy_file(solutions() / "01_beta" / "stats.cpp", first / "01_beta" / "stats.cpp");
+  const fs::path changed = scratch("changed-submission");
+  fs::create_directories(changed / "01_beta");
+  write_text(changed / "01_beta" / "stats.cpp", read_text(first / "01_beta" / "stats.cpp") + "\n// handed in again\n");
+
+  auto seed_of = [&](const fs::path& submission, const std::string& student, std::vector<std::string> extra = {}) {
+    extra.insert(extra.end(), {"--labs", "01", "--seed-secret", secret.string(), "--student", student});
+    Graded graded = grade_fixture(submission, extra);
+    EXPECT_EQ(graded.total(), 4) << graded.run.output;
+    const json& kept = graded.results["extra_data"];
+    if (!kept.value("seed", json()).is_null()) {
+      EXPECT_NE(kept.value("seed_derivation", "").find("hmac-sha256"), std::string::npos) << kept.dump();
+      EXPECT_EQ(kept.dump().find("the course's secret"), std::string::npos) << "the secret is written out";
+    }
+    return kept.value("seed", json());
+  };
+  const json alice = seed_of(first, "alice");
+  ASSERT_TRUE(alice.is_string());
+  EXPECT_EQ(seed_of(first, "alice"), alice) << "a regrade of the same files draws another seed";
+  EXPECT_NE(seed_of(first, "bob"), alice) << "two students share a seed";
+  EXPECT_NE(seed_of(changed, "alice"), alice) << "a resubmission with other files keeps its seed";
+  EXPECT_TRUE(seed_of(first, "alice", {"--seed", "12345"}).is_null()) << "a seed given for the class is written out";
+}
+
 TEST_F(FixtureGrading, AWorkFolderTheGraderDidNotMakeIsRefused) {
   const fs::path dir = scratch("foreign-work");
   write_text(dir / "work" / "thesis.tex", "someone's work\n");

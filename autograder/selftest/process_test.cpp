@@ -1,14 +1,19 @@
 // The limits that keep a misbehaving test program from taking the grader
 // down with it, in every sandbox kind this machine can run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 
 #include "launchlab/grader/process.h"
 #include "sandbox_kinds.h"
 
 using namespace launchlab::grader;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -111,4 +116,45 @@ TEST_P(RunLimited, PassesTheEnvironmentItIsGiven) {
   EXPECT_EQ(outcome.output, "\n");
   outcome = run_limited({"/bin/sh", "-c", "echo \"$LAUNCHLAB_PROBE\""}, {}, {"LAUNCHLAB_PROBE=given"}, {}, sandbox());
   EXPECT_EQ(outcome.output, "given\n");
+}
+
+TEST_P(RunLimited, ASandboxedProgramSeesOnlyTheAllowListOfTheGradersEnvironment) {
+  // Set in this process for the test's length: what the grader's own
+  // environment holds (an instructor's token, say).
+  ASSERT_EQ(setenv("LAUNCHLAB_CANARY_TOKEN", "canary-5f1e", 1), 0);
+  ASSERT_EQ(setenv("LC_MESSAGES", "C", 1), 0);
+  RunOutcome outcome = sh("env");
+  unsetenv("LAUNCHLAB_CANARY_TOKEN");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  const bool sandboxed = GetParam() != SandboxKind::none;
+  EXPECT_EQ(outcome.output.find("canary-5f1e") == std::string::npos, sandboxed) << outcome.output;
+  EXPECT_NE(outcome.output.find("LC_MESSAGES=C"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find("PATH="), std::string::npos) << outcome.output;
+}
+
+TEST(EnvironmentAllowList, NamesWhatTheTestsNeedAndNothingElse) {
+  for (const char* entry : {"PATH=/usr/bin", "HOME=/home/a", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm",
+                            "CUDA_VISIBLE_DEVICES=0", "LD_LIBRARY_PATH=/usr/local/nvidia/lib64",
+                            "LAUNCHLAB_OPEN_GPU_DOC=/opt/open-gpu-doc"}) {
+    EXPECT_TRUE(passes_to_sandbox(entry)) << entry;
+  }
+  for (const char* entry : {"LAUNCHLAB_CANARY_TOKEN=x", "AWS_SECRET_ACCESS_KEY=x", "LAUNCHLAB_GPU_LOCK=/tmp/x",
+                            "PATHEXT=x", "SSH_AUTH_SOCK=/run/a", "LD_PRELOAD=/tmp/x.so", "GITHUB_TOKEN=x"}) {
+    EXPECT_FALSE(passes_to_sandbox(entry)) << entry;
+  }
+}
+
+TEST(GraderLocks, ALockPathOtherUsersCanReachMovesToTheGradersOwnFolder) {
+  const fs::path folder = grader_lock_folder();
+  struct stat info {};
+  ASSERT_EQ(lstat(folder.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, geteuid());
+  EXPECT_EQ(info.st_mode & 077, 0u) << folder;
+  // The temporary folder is everyone's: a lock there is taken in the grader's own folder.
+  EXPECT_EQ(grader_lock_path(fs::temp_directory_path() / "launchlab-gpu.lock"), folder / "launchlab-gpu.lock");
+  EXPECT_EQ(grader_lock_path(folder / "gpu.lock"), folder / "gpu.lock");
+  FileLock lock(grader_lock_path(fs::temp_directory_path() / "launchlab-selftest.lock"));
+  EXPECT_TRUE(lock.held());
+  ASSERT_EQ(lstat((folder / "launchlab-selftest.lock").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 077, 0u);
 }

@@ -44,4 +44,8 @@ struct GradeClassArguments {
 int grade_class(const std::filesystem::path& root, const std::filesystem::path& build,
                 const GradeClassArguments& args);
 
+/// The course secret a file holds (its trailing newline left out); throws
+/// std::runtime_error when the file cannot be read or holds nothing.
+std::string read_course_secret(const std::filesystem::path& file);
+
 }  // namespace launchlab::classroom

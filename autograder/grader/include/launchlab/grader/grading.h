@@ -181,9 +181,22 @@ struct ReportSettings {
   std::string private_visibility = "hidden";
 };
 
-/// Gradescope's results.json (output_format md, each test tagged with its lab).
+/// Bounds on what results.json says, so that its size has a bound: each
+/// test's output, and the score table.
+inline constexpr std::size_t kTestOutputLimit = 8u << 10;
+inline constexpr std::size_t kSummaryLimit = 64u << 10;
+
+/// Gradescope's results.json (output_format md, each test tagged with its
+/// lab): every text in it valid UTF-8 and each learner text inside a fenced
+/// block it cannot close.
 nlohmann::json results_json(const std::vector<LabResult>& labs, const Capabilities& capabilities, double seconds,
                             const ReportSettings& settings = {});
+
+/// results.json's text for when results_json() or its dump failed: each lab
+/// graded so far with its score, none of the tests' messages (whatever made
+/// the report fail may be in one), and what failed. Never throws but for
+/// memory.
+std::string last_resort_results(const std::vector<LabResult>& labs, const std::string& what);
 
 /// Writes text to path atomically (a temporary file, then a rename).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

@@ -76,8 +76,17 @@ struct ReportChannel {
 /// 100 ms; a returned reason stops the run (the process group is killed).
 using RunWatch = std::function<std::optional<std::string>(std::string_view new_output, double seconds)>;
 
+/// Whether an entry of the grader's environment ("NAME=value") is handed to
+/// a sandboxed program: PATH, HOME, LANG, LANGUAGE, LC_*, TERM, TZ,
+/// LD_LIBRARY_PATH, the CUDA variables that pick a device or a loading mode,
+/// and the LAUNCHLAB_* variables the course's tests read. Nothing else of the
+/// grader's environment reaches it.
+bool passes_to_sandbox(std::string_view entry);
+
 /// Runs argv (no shell) in cwd with extra environment entries ("NAME=value"),
-/// in the sandbox given (cwd and argv[0] are paths inside it). The child runs
+/// in the sandbox given (cwd and argv[0] are paths inside it). A sandboxed
+/// run (any kind but none) gets those entries and the allow-list of the
+/// grader's environment (passes_to_sandbox); kind none inherits it all. The child runs
 /// in a process group of its own, with the limits, no core dumps, no new
 /// privileges (PR_SET_NO_NEW_PRIVS), oom_score_adj 1000 and a parent-death
 /// signal. When the run ends, however it ends, what it started is ended, and
@@ -126,6 +135,20 @@ class SandboxUsersBusy : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// The folder of the grader's lock files (the GPU's, the sandbox users'):
+/// /run/launchlab, or where /run cannot be written (a container with a
+/// read-only root) launchlab-locks-UID in the temporary folder; made 0700
+/// and owned by the grader's user, since a program that can merely open a
+/// lock file can hold its flock and stall every other grading. Throws
+/// std::runtime_error when neither is such a folder (another user made it).
+std::filesystem::path grader_lock_folder();
+
+/// Where the grader takes a lock file that an instructor named: the path
+/// itself when its folder is one only the grader's user can enter, else the
+/// same name in grader_lock_folder(), so that gradings asking for the same
+/// name still share it.
+std::filesystem::path grader_lock_path(const std::filesystem::path& requested);
 
 /// An exclusive flock(2) on a file (created when missing), held from
 /// construction to destruction: gradings side by side take turns through it

@@ -50,7 +50,22 @@ struct Transcript {
   std::vector<std::string> problems;       ///< lines that were refused, and why
 };
 
-/// Reads a transcript; an unfinished last line is left out.
+/// What the parser takes from one line at most: a longer line, or one nested
+/// deeper, is refused before it is parsed (it counts as a line no test wrote).
+inline constexpr std::size_t kTranscriptLineLimit = 4u << 20;
+inline constexpr std::size_t kTranscriptDepthLimit = 64;
+/// A test's name and a record's key are the course's words, compared whole:
+/// a longer one refuses its line.
+inline constexpr std::size_t kTranscriptNameLimit = 4096;
+/// What is kept of the texts a line carries (learner_text, text.h).
+inline constexpr std::size_t kTranscriptContextLimit = 2048;
+inline constexpr std::size_t kTranscriptMessageLimit = 4096;
+inline constexpr std::size_t kTranscriptFailuresKept = 5;
+
+/// Reads a transcript; an unfinished last line is left out. Every line is
+/// untrusted: one that is too long, too deep, not JSON, or has a member of
+/// the wrong type is refused (Transcript::problems) and the rest is read;
+/// never throws for the text's sake.
 Transcript parse_transcript(std::string_view text);
 
 /// Merges a later run's transcript (a re-run of the tests left over) into this one.
