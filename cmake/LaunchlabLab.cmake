@@ -177,13 +177,48 @@ function(_launchlab_add_lab_library slug lib sources link_libraries used_labs su
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# A test program: the lab's tests compiled one way (exercise or reference)
-# linked with one tree's library.
-function(_launchlab_add_test_program exe side test_objects lib)
-  add_executable(${exe})
-  target_link_libraries(${exe} PRIVATE ${test_objects} ${lib} launchlab_test_support_${side})
+# Links a test program: the course's parts first and whole (the test
+# support, its records and GoogleTest), then one tree's library. First, so
+# that an inline or template function both sides instantiate resolves to
+# the course's copy; whole, so that a second strong definition of one of
+# their names fails the link instead of taking an archive member's place.
+function(_launchlab_link_test_program exe side lib link_libraries)
+  target_link_libraries(${exe} PRIVATE
+    "$<LINK_LIBRARY:WHOLE_ARCHIVE,launchlab_test_support_${side}>"
+    "$<LINK_LIBRARY:WHOLE_ARCHIVE,launchlab_records>"
+    "$<LINK_LIBRARY:WHOLE_ARCHIVE,GTest::gtest>"
+    ${lib} ${link_libraries})
   set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+endfunction()
+
+# Before the learner's exercise program is linked, refuses the learner's
+# objects (the lab's library and those of the labs it uses) that define a
+# name of the support, GoogleTest or the lab's tests (tests_list: their
+# objects, one a line): a learner's recorder would otherwise be what every
+# test calls (autograder/support/symbol_guard.cpp).
+function(_launchlab_guard_course_code exe learner_libs tests_list)
+  set(learner_files "")
+  foreach(lib IN LISTS learner_libs)
+    list(APPEND learner_files --learner "$<TARGET_FILE:${lib}>")
+  endforeach()
+  add_custom_command(TARGET ${exe} PRE_LINK
+    COMMAND launchlab_symbol_guard ${learner_files}
+      --support "$<TARGET_FILE:launchlab_test_support_exercise>"
+      --support "$<TARGET_FILE:launchlab_records>"
+      --googletest "$<TARGET_FILE:GTest::gtest>"
+      --tests-list "${tests_list}"
+    COMMENT "Checking that ${exe}'s lab files define none of the course's names"
+    VERBATIM)
+endfunction()
+
+# A test program: the lab's tests compiled one way (exercise or reference)
+# linked with one tree's library.
+# The objects come as sources, not by linking their library, which would
+# bring the support a second time without its WHOLE_ARCHIVE.
+function(_launchlab_add_test_program exe side test_objects lib link_libraries)
+  add_executable(${exe} $<TARGET_OBJECTS:${test_objects}>)
+  _launchlab_link_test_program(${exe} ${side} ${lib} "${link_libraries}")
 endfunction()
 
 # The lab's tests as object files, in the exercise build (no expected
@@ -297,6 +332,11 @@ function(launchlab_add_lab)
   # test_<slug>_solution, the exercise build on the solutions, proves that
   # the judge gives the solutions full marks.
   set(learner_lib lab_${slug})
+  # Every library of learner's code the program links: the lab's and those of the labs it uses.
+  set(learner_libs ${learner_lib})
+  foreach(used IN LISTS arg_USES_LABS)
+    list(APPEND learner_libs lab_${used})
+  endforeach()
   if(LAUNCHLAB_GRADED_PART STREQUAL "learner")
     _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
     # A lab that is only built on (07 under 06) has no objects here.
@@ -306,22 +346,23 @@ function(launchlab_add_lab)
     endif()
     file(STRINGS "${objects_list}" exercise_objects)
     add_executable(test_${slug} ${exercise_objects})
-    target_link_libraries(test_${slug} PRIVATE ${learner_lib} launchlab_test_support_exercise ${arg_LINK_LIBRARIES})
-    set_target_properties(test_${slug} PROPERTIES LINKER_LANGUAGE CXX
-      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+    _launchlab_link_test_program(test_${slug} exercise ${learner_lib} "${arg_LINK_LIBRARIES}")
+    _launchlab_guard_course_code(test_${slug} "${learner_libs}" "${objects_list}")
     set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
     return()
   endif()
   _launchlab_add_test_objects(${slug} lab_${slug}_exercise_tests "${test_sources}"
     "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" ON)
-  if(LAUNCHLAB_GRADED_PART STREQUAL "trusted")
-    # What the learner part links: the exercise build's objects, listed one
-    # a line (the grader copies them where the learner's build can read them).
-    file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/exercise/${slug}.objects"
-      CONTENT "$<JOIN:$<TARGET_OBJECTS:lab_${slug}_exercise_tests>,\n>\n")
-  else()
+  # The exercise build's objects, listed one a line: what the learner part
+  # links (the grader copies them where the learner's build can read them),
+  # and what the symbol check holds the learner's objects against.
+  set(objects_list "${CMAKE_BINARY_DIR}/exercise/${slug}.objects")
+  file(GENERATE OUTPUT "${objects_list}"
+    CONTENT "$<JOIN:$<TARGET_OBJECTS:lab_${slug}_exercise_tests>,\n>\n")
+  if(NOT LAUNCHLAB_GRADED_PART STREQUAL "trusted")
     _launchlab_add_lab_library(${slug} ${learner_lib} "${learner_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "")
-    _launchlab_add_test_program(test_${slug} exercise lab_${slug}_exercise_tests ${learner_lib})
+    _launchlab_add_test_program(test_${slug} exercise lab_${slug}_exercise_tests ${learner_lib} "${arg_LINK_LIBRARIES}")
+    _launchlab_guard_course_code(test_${slug} "${learner_libs}" "${objects_list}")
   endif()
 
   set(with_solutions OFF)
@@ -335,12 +376,14 @@ function(launchlab_add_lab)
       set(solution_lib lab_${slug}_solution)
       _launchlab_add_lab_library(${slug} ${solution_lib} "${solution_sources}" "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" "_solution")
       if(NOT LAUNCHLAB_GRADED_PART)
-        _launchlab_add_test_program(test_${slug}_solution exercise lab_${slug}_exercise_tests ${solution_lib})
+        _launchlab_add_test_program(test_${slug}_solution exercise lab_${slug}_exercise_tests ${solution_lib}
+          "${arg_LINK_LIBRARIES}")
       endif()
     endif()
     _launchlab_add_test_objects(${slug} lab_${slug}_reference_tests "${test_sources}"
       "${arg_LINK_LIBRARIES}" "${arg_USES_LABS}" OFF)
-    _launchlab_add_test_program(reference_${slug} reference lab_${slug}_reference_tests ${solution_lib})
+    _launchlab_add_test_program(reference_${slug} reference lab_${slug}_reference_tests ${solution_lib}
+      "${arg_LINK_LIBRARIES}")
 
     # The reference program checks every expected value in-process: one CTest
     # test per graded test, <slug>/solution/<Suite.Name>. GPU tests share one

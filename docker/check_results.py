@@ -11,8 +11,8 @@
   check_results.py RESULTS.json expect EXPECT MODE [LOG]
                                            what an exploit's expect file says
                                            (autograder/exploits/prove.sh says how), for
-                                           MODE (docker or host); LOG is the
-                                           grader's output, which must not leak
+                                           MODE (docker, host or gradescope); LOG
+                                           is the grader's output, which must not leak
   check_results.py - directives EXPECT MODE
                                            prints the expect file's lines that
                                            apply in MODE, one a line
@@ -22,7 +22,7 @@ import json
 import re
 import sys
 
-MODES = ("docker", "host")
+MODES = ("docker", "host", "gradescope")
 # What each line of an expect file may say, and how many words it takes.
 DIRECTIVES = {
     "zero": "LAB [TEXT]",
@@ -33,6 +33,8 @@ DIRECTIVES = {
     "grade": "ARGS",
     "then-empty": "",
     "sandboxed": "",
+    # Graded in docker/ci.sh's Gradescope sample as well, as Gradescope grades.
+    "gradescope": "",
 }
 
 
@@ -98,7 +100,7 @@ def directives(path, mode):
             word, _, argument = line.partition(" ")
             if word not in DIRECTIVES:
                 print(f"check_results: {path}:{number}: unknown line {line!r}; "
-                      f"known: {', '.join(DIRECTIVES)}, each optionally after 'docker: ' or 'host: '")
+                      f"known: {', '.join(DIRECTIVES)}, each optionally after 'docker: ', 'host: ' or 'gradescope: '")
                 sys.exit(1)
             lines.append((word, argument.strip()))
     return lines

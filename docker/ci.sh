@@ -4,7 +4,9 @@
 # what needs no GPU) and pristine starters (less than full marks), prove the
 # exploit catalogue in it (autograder/exploits/prove.sh docker) on one build
 # volume, then build a Gradescope bundle for lab 00 and grade a sample as
-# Gradescope does, in a container made from the same base.
+# Gradescope does, in a container made from the same base: the solutions
+# and the catalogue's Gradescope entries, with the audit of what the sandbox
+# user can read after setup and after the gradings.
 #
 # Needs root (it installs and starts Docker when missing) and the CUDA
 # toolkit at /usr/local/cuda, which the containers mount read-only.
@@ -86,17 +88,33 @@ say "building the Gradescope bundle"
 LAUNCHLAB_GRADE_ARGS="--labs 00" docker/gradescope/make-zip.sh "$scratch/autograder.zip" >/dev/null
 say "grading a sample as Gradescope does, in a container from the same base (beside the catalogue's proof)"
 # Gradescope unpacks the bundle into /autograder/source, runs setup.sh there
-# once, copies run_autograder to /autograder/run_autograder and runs it from
-# there for each submission, which it mounts at /autograder/submission. Its
-# packages and its build take minutes, the catalogue's gradings mostly wait
-# out their limits: the two run side by side.
-mkdir -p "$scratch/gs/submission" "$scratch/gs/results"
-cp -r solutions/00_vadd_journey/. "$scratch/gs/submission/"
-timeout 1800 docker run --rm \
+# once (which ends by auditing what the sandbox user can read), copies
+# run_autograder to /autograder/run_autograder and runs it from there for
+# each submission, which it puts in /autograder/submission. The sample is
+# lab 00's solutions and every catalogue entry whose expect file says
+# `gradescope`, graded one after another in the one container; the audit
+# runs again once they are graded. Its packages and its build take minutes,
+# the catalogue's gradings mostly wait out their limits: the two run side by side.
+gs_submissions="$scratch/gs/submissions"
+mkdir -p "$gs_submissions/solution" "$scratch/gs/results"
+cp -r solutions/00_vadd_journey/. "$gs_submissions/solution/"
+gradescope_entries=()
+for expect in autograder/exploits/*/expect; do
+  exploit=$(basename "$(dirname "$expect")")
+  python3 docker/check_results.py - directives "$expect" gradescope | grep -qx gradescope || continue
+  if [[ -f autograder/exploits/$exploit/attack.cpp ]]; then
+    python3 autograder/exploits/assemble.py "autograder/exploits/$exploit" "$gs_submissions/$exploit"
+  else
+    cp -r "autograder/exploits/$exploit" "$gs_submissions/$exploit"
+  fi
+  gradescope_entries+=("$exploit")
+done
+say "the Gradescope sample grades the solutions and ${gradescope_entries[*]:-no catalogue entry}"
+timeout 2400 docker run --rm \
   -v /usr/local/cuda:/usr/local/cuda:ro \
   -v "$scratch/autograder.zip:/tmp/autograder.zip:ro" \
-  -v "$scratch/gs/submission:/autograder/submission:ro" \
-  -v "$scratch/gs/results:/autograder/results" \
+  -v "$gs_submissions:/tmp/submissions:ro" \
+  -v "$scratch/gs/results:/tmp/sample-results" \
   -e LAUNCHLAB_CUDA_ARCHITECTURES=90 \
   launchlab-base:bookworm bash -c '
     set -e
@@ -105,15 +123,29 @@ timeout 1800 docker run --rm \
     bash setup.sh
     cp /autograder/source/run_autograder /autograder/run_autograder
     chmod +x /autograder/run_autograder
-    cd /autograder && ./run_autograder' > "$scratch/gradescope.log" 2>&1 &
+    for submission in /tmp/submissions/*/; do
+      name=$(basename "$submission")
+      rm -rf /autograder/submission /autograder/results
+      mkdir -p /autograder/submission && cp -r "$submission". /autograder/submission/
+      (cd /autograder && ./run_autograder) > "/tmp/sample-results/$name.log" 2>&1 || true
+      mkdir -p "/tmp/sample-results/$name"
+      cp /autograder/results/results.json "/tmp/sample-results/$name/results.json"
+    done
+    /opt/launchlab/docker/audit-sandbox.sh launchlab-sandbox /opt/launchlab /autograder /var/lib/launchlab' \
+  > "$scratch/gradescope.log" 2>&1 &
 gradescope_job=$!
 
 say "proving the exploit catalogue in the container"
 LAUNCHLAB_IMAGE=$image PROVE_DIR="$scratch/prove" PROVE_BUILD_VOLUME="$scratch/build" autograder/exploits/prove.sh docker
 
 wait "$gradescope_job" || { tail -40 "$scratch/gradescope.log"; say "the Gradescope run failed"; exit 1; }
-python3 docker/check_results.py "$scratch/gs/results/results.json" full
-python3 - "$scratch/gs/results/results.json" <<'PY'
+for exploit in "${gradescope_entries[@]}"; do
+  python3 docker/check_results.py "$scratch/gs/results/$exploit/results.json" expect \
+    "autograder/exploits/$exploit/expect" gradescope "$scratch/gs/results/$exploit.log" ||
+    { tail -40 "$scratch/gs/results/$exploit.log"; say "$exploit: the Gradescope sample did not hold it"; exit 1; }
+done
+python3 docker/check_results.py "$scratch/gs/results/solution/results.json" full
+python3 - "$scratch/gs/results/solution/results.json" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))
 grid = [t for t in results["tests"] if t["name"].startswith("00_vadd_journey: GridArithmetic")]

@@ -209,7 +209,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   }
   trusted.compilers = detect_compilers(build_dir.parent_path() / "compilers", settings, limits);
   RunOutcome support = run_limited({"cmake", "--build", build_dir.string(), "--target",
-                                    "launchlab_test_support_exercise", "launchlab_records"},
+                                    "launchlab_test_support_exercise", "launchlab_records", "launchlab_symbol_guard"},
                                    build_dir, {}, limits);
   if (!support.exited_cleanly()) {
     trusted.configure_problem = "the test support did not build (" + support.describe(limits) + "):\n" +
@@ -232,8 +232,10 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
   std::error_code ignored;
   fs::remove_all(into, ignored);
   fs::create_directories(into);
-  for (const char* library : {"liblaunchlab_test_support_exercise.a", "liblaunchlab_records.a"}) {
-    fs::copy_file(trusted.build_dir / "autograder" / "support" / library, into / library);
+  // The support the learner's program links, and the program that checks
+  // the learner's objects define none of its names before that link.
+  for (const char* file : {"liblaunchlab_test_support_exercise.a", "liblaunchlab_records.a", "launchlab_symbol_guard"}) {
+    fs::copy_file(trusted.build_dir / "autograder" / "support" / file, into / file);
   }
   // The course model's facts (cmake/LaunchlabLab.cmake), which the learner part reads instead of lab.toml.
   if (fs::exists(trusted.build_dir / "course" / "course.json")) {

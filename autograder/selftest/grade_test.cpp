@@ -433,6 +433,28 @@ TEST_F(FixtureGrading, AForgedTranscriptPassesNoTestItDidNotSolve) {
   EXPECT_EQ(graded.run.exit_code, 1);
 }
 
+TEST_F(FixtureGrading, ASubmissionDefiningTheSupportsNamesDoesNotBuild) {
+  // Its alpha.cpp defines launchlab::testing::Record::~Record(): linked, the
+  // tests' records would be written by the submission's destructor.
+  Graded graded = grade_named("replaced_recorder", {"--labs", "00"});
+  EXPECT_EQ(graded.total(), 0) << graded.run.output;
+  const std::string output = graded.output("Alpha.AddsSmallNumbers");
+  EXPECT_NE(output.find("alpha.cpp defines launchlab::testing::Record::~Record(), which belongs to the course's test "
+                        "support: rename it"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(graded.run.exit_code, 1);
+}
+
+TEST_F(FixtureGrading, AStandardTemplateInstantiatedByTheSubmissionBuilds) {
+  // The solution's add(), in a file that instantiates std::vector<int> and
+  // std::vector<std::string>, which the course's code instantiates too.
+  Graded graded = grade_named("own_vector_instantiation", {"--labs", "00"});
+  for (const char* name : {"Alpha.AddsSmallNumbers", "Alpha.AddsNegativeNumbers", "Alpha.AddsLargeNumbers"}) {
+    EXPECT_EQ(graded.outcome(name), "passed") << name << ": " << graded.output(name);
+  }
+}
+
 TEST_F(FixtureGrading, ASubmissionsOwnMaterialIsNotRead) {
   // The solution, with a labs/01_beta/fixtures/values.txt of the
   // submission's own whose largest value is not the committed one's. Were
@@ -721,6 +743,18 @@ TEST_F(LearnerLoop, TestShowsTheFirstFailureWholeAndTheRestOnOneLine) {
   auto report = [](const std::string& output) { return output.substr(std::min(output.size(), output.find("00_alpha — Alpha"))); };
   EXPECT_GT(count_of(report(verbose.output), "\n"), count_of(report(out), "\n")) << "short:\n" << out << "\nverbose:\n"
                                                                                  << verbose.output;
+}
+
+TEST_F(LearnerLoop, TestRefusesAFileDefiningTheSupportsNamesAsTheGraderDoes) {
+  write_text(student_file("alpha.cpp"),
+             read_text(kSelftest / "submissions" / "replaced_recorder" / "labs" / "00_alpha" / "alpha.cpp"));
+  RunOutcome run = launchlab({"test", "00"});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("alpha.cpp defines launchlab::testing::Record::~Record(), which belongs to the course's "
+                            "test support: rename it"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("did not compile"), std::string::npos) << run.output;
 }
 
 TEST_F(LearnerLoop, TheHintShownIsTheFirstFailingTests) {

@@ -2,8 +2,12 @@
 # Gradescope runs this once, as root, in /autograder/source, when it builds
 # the autograder's image. It installs the course's packages (packages.txt;
 # and the CUDA toolkit where the image has none), makes the unprivileged user
-# that submissions run as, installs the course root-only, and builds the
-# launchlab program and the course's trusted part once.
+# that submissions run as, installs the course root-only, removes the
+# unpacked bundle's copy (Gradescope leaves it world-readable, solutions
+# included), builds the launchlab program and the course's trusted part
+# once, and ends by auditing what that user can read (docker/audit-sandbox.sh):
+# a solution, a private test, a reference program or a transcript among it
+# fails the setup.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export DEBIAN_FRONTEND=noninteractive
@@ -29,6 +33,11 @@ cp -r "$here/course" /opt/launchlab
 chown -R root:root /opt/launchlab
 chmod -R go-rwx /opt/launchlab
 mkdir -p /var/lib/launchlab && chmod 0700 /var/lib/launchlab
+# The bundle keeps only what run_autograder reads (launchlab.conf), and
+# only root may read it.
+rm -rf "$here/course"
+chown -R root:root "$here"
+chmod -R go-rwx "$here"
 
 # The first build: the launchlab program and the course's trusted part, for
 # what this bundle grades (its launchlab.conf: the labs, the private tests),
@@ -38,8 +47,17 @@ LAUNCHLAB_GRADE_ARGS=""
 mkdir -p /tmp/empty-submission
 # shellcheck disable=SC2086  # the arguments are words on purpose
 env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader LAUNCHLAB_BUILD_ROOT=/var/lib/launchlab \
-  LAUNCHLAB_SANDBOX=user LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
+  LAUNCHLAB_SANDBOX=auto LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
   LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
   /opt/launchlab/launchlab grade --submission /tmp/empty-submission --work /tmp/launchlab-grading \
   --json /tmp/prebuild.json $LAUNCHLAB_GRADE_ARGS >/dev/null || true
 rm -rf /tmp/launchlab-grading /tmp/empty-submission /tmp/prebuild.json
+
+# What the submissions' user can read of the course, the bundle and the
+# grader's build root, with the private tests this bundle grades with.
+private=()
+read -r -a grade_args <<< "$LAUNCHLAB_GRADE_ARGS"
+for ((i = 0; i + 1 < ${#grade_args[@]}; i++)); do
+  [[ ${grade_args[i]} == --private-tests ]] && private+=(--private "${grade_args[i + 1]}")
+done
+/opt/launchlab/docker/audit-sandbox.sh "${private[@]}" launchlab-sandbox /opt/launchlab /autograder /var/lib/launchlab

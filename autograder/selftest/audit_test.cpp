@@ -1,0 +1,72 @@
+// docker/audit-sandbox.sh, run on a deployment laid out in a temporary
+// folder: it must name a solution the sandbox user can read, whether by its
+// place or as a copy under another name, and pass once both are closed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "launchlab/grader/process.h"
+#include "sandbox_kinds.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace launchlab::grader;
+
+void write(const fs::path& path, const std::string& text, fs::perms mode) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+  fs::permissions(path, mode);
+}
+
+/// The audit, as the user kind's dedicated sandbox user.
+RunOutcome audit(const fs::path& course, const fs::path& bundle) {
+  const std::string user = launchlab::selftest::available_sandbox(SandboxKind::user).sandbox->users.front().name;
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(1);
+  return run_limited({LAUNCHLAB_AUDIT_SCRIPT, user, course.string(), bundle.string()}, {}, {}, limits);
+}
+
+TEST(SandboxAudit, NamesEveryReadableSolutionAndPassesOnceTheyAreClosed) {
+  LAUNCHLAB_SKIP_UNLESS_AVAILABLE(SandboxKind::user);
+  const fs::path dir = fs::temp_directory_path() / ("launchlab-audit-" + std::to_string(std::random_device{}()));
+  const fs::path course = dir / "course";
+  const fs::path bundle = dir / "bundle";
+  const std::string solution = "long add(long a, long b) { return a + b; }  // the answer\n";
+  constexpr auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+  write(course / "solutions" / "00_alpha" / "alpha.cpp", solution, readable);
+  write(bundle / "course" / "solutions" / "00_alpha" / "alpha.cpp", solution, readable);
+  write(bundle / "notes.cpp", solution, readable);
+  write(bundle / "launchlab.conf", "LAUNCHLAB_GRADE_ARGS=\n", readable);
+  for (const fs::path& folder : {dir, course, course / "solutions", course / "solutions" / "00_alpha", bundle,
+                                 bundle / "course", bundle / "course" / "solutions", bundle / "course" / "solutions" / "00_alpha"}) {
+    fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  }
+
+  RunOutcome open = audit(course, bundle);
+  EXPECT_EQ(open.exit_code, 1) << open.output;
+  EXPECT_NE(open.output.find((course / "solutions" / "00_alpha" / "alpha.cpp").string() + " (a solution)"),
+            std::string::npos) << open.output;
+  EXPECT_NE(open.output.find((bundle / "notes.cpp").string() + " (a copy of a solution or a private test)"),
+            std::string::npos) << open.output;
+  EXPECT_EQ(open.output.find("launchlab.conf"), std::string::npos) << open.output;
+
+  // As Gradescope's setup.sh leaves it: the course root's alone, the
+  // bundle's copy removed, what is left of the bundle closed.
+  fs::permissions(course, fs::perms::owner_all);
+  fs::remove_all(bundle / "course");
+  fs::remove(bundle / "notes.cpp");
+  fs::permissions(bundle, fs::perms::owner_all);
+  RunOutcome closed = audit(course, bundle);
+  EXPECT_EQ(closed.exit_code, 0) << closed.output;
+  EXPECT_NE(closed.output.find("can read 0 files"), std::string::npos) << closed.output;
+  fs::remove_all(dir);
+}
+
+}  // namespace
