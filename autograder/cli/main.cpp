@@ -228,6 +228,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
   options.seed = args.seed;
   options.only_labs = args.labs;
+  GradingPhases phases;
+  options.phases = &phases;
 
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::vector<LabResult> results;
@@ -249,6 +251,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   report_settings.private_visibility = args.private_visibility;
   nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
   report["extra_data"]["sandbox"] = options.sandbox.describe();
+  report["extra_data"]["phases"] = phases_json(phases);
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;
