@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # How long grading takes here: a benchmark for the instructor guide and the
-# notes, not a test (no figure of it is checked anywhere).
+# notes, not a test (no figure of it is checked anywhere). Each grading's
+# phases come from its results.json (extra_data.phases): the trusted part,
+# the learner's build, and for each lab the reference's run (or its cached
+# transcripts), the learner's run and the judge.
 #
-#  1. One submission (the solutions) graded from nothing: the trusted part of
-#     the course built in a fresh build folder, then the learner's part, then
-#     the tests; each phase timed from the grader's own progress lines.
-#  2. The same submission again: the trusted part kept, the learner's built
-#     afresh (what every further student costs).
-#  3. --students copies of it through `grade-class --engine local --jobs N`.
+#  1. The solutions graded from nothing: the trusted part built in a fresh
+#     build folder, the reference programs run (twice, so that their
+#     transcripts may be kept), the learner's part built and run.
+#  2. The starters, then the solutions, graded again: the trusted part and
+#     the reference's transcripts kept (what every further student costs).
+#  3. --students submissions (half solutions, half starters) through
+#     `grade-class --engine local --jobs N`.
 #
 # usage: autograder/class/bench.sh [--labs NN,NN] [--students N] [--jobs N]
-#        (default: every lab, 4 students, the grade-class default for --jobs)
+#        (default: every lab, 8 students, the grade-class default for --jobs)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 labs=""
-students=4
+students=8
 jobs=()
 while (($#)); do
   case "$1" in
@@ -43,41 +47,52 @@ label_args=()
 now() { date +%s%N; }
 seconds() { awk -v from="$1" -v to="$2" 'BEGIN { printf "%.1f", (to - from) / 1e9 }'; }
 
-# Grades the solutions once and prints each phase's time: a phase runs from
-# its progress line to the next one (or to the end).
+# Grades a submission once and prints its time and its phases.
 grade_by_phase() {
-  local title=$1 work=$2 start end
+  local title=$1 submission=$2 work=$3 start end
   start=$(now)
-  { "$cli" grade --submission "$root/solutions" --work "$work" --json "$work.json" "${label_args[@]}" 2>&1 >/dev/null ||
-      true; } | while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >"$work.phases"
+  "$cli" grade --submission "$submission" --work "$work" --json "$work.json" "${label_args[@]}" >"$work.log" 2>&1 || true
   end=$(now)
   printf '%-54s %7s s\n' "$title" "$(seconds "$start" "$end")"
-  local previous_time=$start previous_phase="" time phase
-  while read -r time phase; do
-    [[ "$phase" == "launchlab grade: "* ]] || continue
-    [[ -n "$previous_phase" ]] && printf '  %-52s %7s s\n' "$previous_phase" "$(seconds "$previous_time" "$time")"
-    previous_time=$time
-    previous_phase=${phase#launchlab grade: }
-    previous_phase=${previous_phase:0:52}
-  done <"$work.phases"
-  [[ -n "$previous_phase" ]] && printf '  %-52s %7s s\n' "$previous_phase" "$(seconds "$previous_time" "$end")"
-  /usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); e = r["extra_data"]
-print("  score %d/%d, %d points not graded here" % (r["score"], e["gradable_max_score"], e["not_gradable_points"]))' \
-    "$work.json"
+  /usr/bin/python3 - "$work.json" <<'PHASES'
+import json, sys
+report = json.load(open(sys.argv[1]))
+extra = report.get("extra_data", {})
+phases = extra.get("phases", {})
+row = "  %-52s %7.1f s"
+for name, title in (("trusted_part", "trusted part"), ("learner_build", "learner build"), ("tests", "tests")):
+    print(row % (title, phases.get(name, 0)))
+for slug, lab in phases.get("labs", {}).items():
+    cached = "reference_cached" in lab
+    reference = lab.get("reference_cached" if cached else "reference", 0)
+    print("    %-24s reference %6.1f s%s, learner %6.1f s, judge %5.1f s, %d cached, %d measured" % (
+        slug, reference, " (cache)" if cached else "", lab.get("learner", 0), lab.get("judge", 0),
+        lab.get("cache_hits", 0), len(lab.get("measured", []))))
+print("  score %d/%d, %d points not graded here, %d reference transcripts from the cache" % (
+    report.get("score", 0), extra.get("gradable_max_score", 0), extra.get("not_gradable_points", 0),
+    phases.get("cache_hits", 0)))
+PHASES
 }
 
 echo "launchlab grading benchmark: $(nproc) cores, GPU: ${gpu:-none}, labs: ${labs:-all}"
-grade_by_phase "one submission, from nothing" "$scratch/cold"
-grade_by_phase "the same again, the trusted part kept" "$scratch/warm"
+started=$(now)
+grade_by_phase "the solutions, from nothing" "$root/solutions" "$scratch/cold"
+grade_by_phase "the starters, warm" "$root" "$scratch/starters"
+grade_by_phase "the solutions, warm" "$root/solutions" "$scratch/solutions"
 
 mkdir -p "$scratch/class"
 for ((i = 1; i <= students; i++)); do
-  cp -r "$root/solutions" "$scratch/class/student$i"
+  if ((i % 2)); then
+    cp -r "$root/solutions" "$scratch/class/student$i"
+  else
+    mkdir -p "$scratch/class/student$i" && cp -r "$root/labs" "$scratch/class/student$i/labs"
+  fi
 done
 start=$(now)
 "$cli" grade-class --submissions "$scratch/class" --out "$scratch/out" "${label_args[@]}" "${jobs[@]}" >"$scratch/class.log"
 end=$(now)
 total=$(seconds "$start" "$end")
-printf '%-54s %7s s\n' "$students students, grade-class --engine local" "$total"
+printf '%-54s %7s s\n' "$students students (half solutions), grade-class --engine local" "$total"
 printf '  %-52s %7s s\n' "per student" "$(awk -v total="$total" -v n="$students" 'BEGIN { printf "%.1f", total / n }')"
 sed -n 's/^grade-class: /  /p' "$scratch/class.log"
+printf '%-54s %7s s\n' "the whole benchmark" "$(seconds "$started" "$(now)")"

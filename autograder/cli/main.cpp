@@ -261,6 +261,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   options.seed = args.seed;
   options.only_labs = args.labs;
   std::string seed_derivation = args.seed.empty() ? "none" : "given (--seed)";
+  GradingPhases phases;
+  options.phases = &phases;
 
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   std::vector<LabResult> results;
@@ -299,6 +301,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   try {
     nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
     report["extra_data"]["sandbox"] = options.sandbox.describe();
+    report["extra_data"]["phases"] = phases_json(phases);
     // For staff, so that a regrade can give --seed: Gradescope stores
     // extra_data with the submission and shows students only the outputs. A
     // seed given with --seed may serve a whole class, so only one drawn for

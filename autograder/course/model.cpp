@@ -205,9 +205,9 @@ class FileReader {
     for (const auto& item : *tables) {
       const toml::table& table = *item.as_table();
       if (hints) {
-        only_keys(table, {"name", "points", "needs", "sanitize", "hint"}, "in a [[tests]] table");
+        only_keys(table, {"name", "points", "needs", "sanitize", "hint", "measures"}, "in a [[tests]] table");
       } else {
-        only_keys(table, {"name", "points", "needs", "sanitize"}, "in a private [[tests]] table");
+        only_keys(table, {"name", "points", "needs", "sanitize", "measures"}, "in a private [[tests]] table");
       }
       LabTest test;
       const toml::node& name = required(table, "name", false, "in this [[tests]] table");
@@ -246,6 +246,11 @@ class FileReader {
         }
       } else if (test.needs_gpu()) {
         test.sanitize = lab_sanitize;
+      }
+      if (const toml::node* measures = table.get("measures")) {
+        const auto* flag = measures->as_boolean();
+        if (!flag) fail(*measures, "measures of " + test.name + " must be true or false, not " + a_type(*measures));
+        test.measures = flag->get();
       }
       if (const toml::node* hint = table.get("hint")) {
         const auto* number = hint->as_integer();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "launchlab/grader/expectations.h"
 #include "launchlab/grader/process.h"
@@ -57,6 +59,19 @@ fs::path executable_on_path(const std::string& name, const fs::path& cuda_bin_di
   return {};
 }
 
+/// What `nvcc --version` says of the toolkit (its last line names the
+/// build); "none" without nvcc.
+std::string toolkit_version(const fs::path& cuda_bin_dir) {
+  const fs::path nvcc = executable_on_path("nvcc", cuda_bin_dir);
+  if (nvcc.empty()) return "none";
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(30);
+  RunOutcome outcome = run_limited({nvcc.string(), "--version"}, {}, {}, limits);
+  std::string text = outcome.output;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text.substr(text.rfind('\n') + 1);
+}
+
 }  // namespace
 
 Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
@@ -77,7 +92,14 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
     capabilities.gpu = true;
     capabilities.gpu_detail = std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
                               std::to_string(properties.minor) + ")";
+    std::ostringstream uuid;
+    for (const char byte : properties.uuid.bytes) {
+      uuid << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(static_cast<unsigned char>(byte));
+    }
+    capabilities.machine += "gpu " + capabilities.gpu_detail + " " + uuid.str() + "\n";
   }
+  capabilities.machine += "driver " + std::to_string(driver) + "\n";
+  capabilities.machine += "toolkit " + toolkit_version(cuda_bin_dir) + "\n";
   for (const auto& need : known_needs()) {
     if (need == "gpu") continue;
     if (need == "open-gpu-doc") {
@@ -90,6 +112,7 @@ Capabilities detect_capabilities(const fs::path& cuda_bin_dir) {
     capabilities.tools[need] = !found.empty();
     if (!found.empty()) capabilities.tool_paths[need] = found;
   }
+  for (const auto& [tool, found] : capabilities.tools) capabilities.machine += tool + (found ? " found\n" : " missing\n");
   return capabilities;
 }
 
@@ -164,9 +187,54 @@ void prepare_work_dir(const fs::path& work_dir) {
   fs::permissions(work_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
+/// Whether a lab's programs may run beside other labs': its tests need no
+/// GPU here (none at all, or no GPU to run them on), none measures, and the sandbox keeps
+/// each run to itself, so that what one lab's code does (a file changed, a
+/// process left behind) is never blamed on another's.
+bool runs_side_by_side(const Lab& lab, const Capabilities& capabilities, const Sandbox& sandbox) {
+  // Runs as dedicated users take one each from the pool (waiting while
+  // none is free); bubblewrap gives each run its own namespaces.
+  const bool isolated = sandbox.kind != SandboxKind::none;
+  // A test that measures runs alone, whatever it measures.
+  const bool measures = std::any_of(lab.tests.begin(), lab.tests.end(), [](const LabTest& test) { return test.measures; });
+  return isolated && !measures && (lab.gpu_need() == course::GpuNeed::none || !capabilities.gpu);
+}
+
+/// Runs grade on every result, as many at once as the host has cores; each
+/// writes only its own result, so the results stay in the labs' order.
+void run_side_by_side(const std::vector<LabResult*>& results, const std::function<void(LabResult&)>& grade) {
+  std::atomic<std::size_t> next{0};
+  std::mutex failing;
+  std::exception_ptr failure;  // the first, thrown again once every lab has ended, as a lone lab's would be
+  auto worker = [&] {
+    for (std::size_t index; (index = next++) < results.size();) {
+      try {
+        grade(*results[index]);
+      } catch (...) {
+        std::lock_guard hold(failing);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(results.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < workers; ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& thread : threads) thread.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
+  GradingPhases phases;
+  auto phase_started = std::chrono::steady_clock::now();
+  auto phase_seconds = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - phase_started).count();
+    phase_started = now;
+    return seconds;
+  };
   prepare_work_dir(options.work_dir);
   const fs::path trusted_dir = options.trusted_dir.empty() ? options.work_dir / "trusted" : options.trusted_dir;
   // The committed course with its solutions and tests, and the reference
@@ -213,6 +281,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     std::cerr << "launchlab grade: COURSE PROBLEM in " << slug << ": " << why << std::endl;
   }
   building_trusted_part.reset();
+  phases.trusted_seconds = phase_seconds();
 
   log(options, "taking the submission's files");
   SubmissionFiles submission = find_submission_files(options.submission, labs, all_labs);
@@ -226,6 +295,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   log(options, "building the submission");
   LearnerBuild learner =
       build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build, trusted.compilers);
+  phases.learner_build_seconds = phase_seconds();
 
   std::vector<LabResult> results;
   GuardedFiles guard;
@@ -252,8 +322,10 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     }
     results.push_back(std::move(result));
   }
-  for (auto& result : results) {
-    if (!result.tests.empty()) continue;
+  // The reference's transcripts are kept in the grader's own folder, keyed
+  // by what they depend on, and reused once two runs agreed on them.
+  std::string reference_identity = "course " + read_text(course.root / ".launchlab-export") + "\n" + capabilities.machine;
+  auto grade_lab = [&](LabResult& result) {
     Lab lab = result.lab;
     if (options.test_timeout_seconds) lab.test_timeout_seconds = *options.test_timeout_seconds;
     log(options, "running the tests of " + lab.slug);
@@ -262,6 +334,10 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     settings.sandbox = options.sandbox;
     settings.test_data = data_dir;
     if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
+    settings.reference_cache = trusted_dir / "reference-transcripts" / (lab.slug + ".json");
+    settings.reference_identity = reference_identity;
+    settings.reference_runs_to_agree = 2;
+    settings.phases = &phases.labs.at(lab.slug);
     // Lab by lab: whatever goes wrong while one lab is graded costs that
     // lab alone, and the labs graded before and after it keep their grades.
     try {
@@ -276,8 +352,38 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
       result.problem = why;
       result.tests = all_failed(lab, why);
     }
+  };
+  std::vector<LabResult*> side_by_side, one_at_a_time;
+  for (auto& result : results) {
+    if (!result.tests.empty()) continue;
+    phases.labs[result.lab.slug];  // made here, so that no lab's thread changes the map
+    (runs_side_by_side(result.lab, capabilities, options.sandbox) ? side_by_side : one_at_a_time).push_back(&result);
   }
+  run_side_by_side(side_by_side, grade_lab);
+  for (LabResult* result : one_at_a_time) grade_lab(*result);
+  if (options.phases) *options.phases = std::move(phases);
   return results;
+}
+
+nlohmann::json phases_json(const GradingPhases& phases) {
+  nlohmann::json labs = nlohmann::json::object();
+  double tests = 0;
+  int cache_hits = 0;
+  for (const auto& [slug, lab] : phases.labs) {
+    nlohmann::json entry = {{lab.measured_tests.empty() ? "reference_cached" : "reference", lab.reference_seconds},
+                            {"learner", lab.learner_seconds},
+                            {"judge", lab.judge_seconds},
+                            {"cache_hits", lab.cached_tests},
+                            {"measured", lab.measured_tests}};
+    labs[slug] = std::move(entry);
+    tests += lab.reference_seconds + lab.learner_seconds + lab.judge_seconds;
+    cache_hits += lab.cached_tests;
+  }
+  return {{"trusted_part", phases.trusted_seconds},
+          {"learner_build", phases.learner_build_seconds},
+          {"tests", tests},
+          {"cache_hits", cache_hits},
+          {"labs", std::move(labs)}};
 }
 
 void write_file_atomically(const fs::path& path, const std::string& text) {

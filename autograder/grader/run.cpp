@@ -1,8 +1,12 @@
 // The run stage: both test programs of a lab, under limits, each writing its
 // transcript; then the judge, test by test.
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -75,13 +79,21 @@ struct ProgramRuns {
   std::string text;  ///< every run's transcript, one after the other
 };
 
-ProgramRuns run_program(const Lab& lab, const fs::path& binary, const fs::path& scratch,
-                        const std::vector<std::string>& environment, const RunLimits& limits,
+std::vector<std::string> test_names(const Lab& lab) {
+  std::vector<std::string> names;
+  for (const auto& test : lab.tests) names.push_back(test.name);
+  return names;
+}
+
+/// Runs the named tests of a lab's program (GoogleTest's filter), again
+/// without a test that crashed, hung or flooded, until each has a whole
+/// transcript or a reason why not.
+ProgramRuns run_program(const Lab& lab, std::vector<std::string> remaining, const fs::path& binary,
+                        const fs::path& scratch, const std::vector<std::string>& environment, const RunLimits& limits,
                         const Sandbox& sandbox,
                         GuardedFiles* guard, std::vector<std::string>& tampering, const std::string& whose) {
   ProgramRuns runs;
-  std::vector<std::string> remaining;
-  for (const auto& test : lab.tests) remaining.push_back(test.name);
+  if (remaining.empty()) return runs;
   if (!fs::exists(binary)) {
     for (const auto& name : remaining) runs.why_missing[name] = whose + " test program was not built";
     return runs;
@@ -170,6 +182,7 @@ void GuardedFiles::add(const fs::path& path) {
 }
 
 std::vector<std::string> GuardedFiles::restore_changed() {
+  std::lock_guard hold(restoring_);
   std::vector<std::string> restored;
   for (const auto& [path, content] : content_) {
     std::error_code error;
@@ -228,14 +241,208 @@ ProgramRuns read_expectations(const Lab& lab, const fs::path& file) {
   return runs;
 }
 
+/// Seconds between one lap() and the next.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+/// A file's content as 64-bit FNV-1a, in hex: the reference cache knows a
+/// program by what it holds, so that a rebuild to the same bytes keeps the
+/// cache and any change, whatever the file's time, drops it.
+std::string content_digest(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  std::array<char, 1 << 16> buffer;
+  while (in.read(buffer.data(), buffer.size()), in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      hash = (hash ^ static_cast<unsigned char>(buffer[static_cast<std::size_t>(i)])) * 0x100000001b3ull;
+    }
+  }
+  std::ostringstream hex;
+  hex << std::hex << std::setw(16) << std::setfill('0') << hash;
+  return hex.str();
+}
+
+/// The grader's own LAUNCHLAB_* settings (its sandbox, its locks, where the
+/// course and build are), which no test reads: a class's gradings differ in
+/// them and still share the reference's transcripts.
+bool is_graders_own_setting(std::string_view entry) {
+  for (std::string_view own : {"LAUNCHLAB_SANDBOX", "LAUNCHLAB_BWRAP=", "LAUNCHLAB_GPU_LOCK=", "LAUNCHLAB_ROOT=",
+                               "LAUNCHLAB_BUILD_DIR="}) {
+    if (entry.starts_with(own)) return true;
+  }
+  return false;
+}
+
+/// Everything a reference program's transcript depends on, as text.
+std::string reference_cache_key(const fs::path& program, const std::vector<std::string>& environment,
+                                const std::string& identity) {
+  std::string key = "program " + content_digest(program) + "\n" + identity + "\n";
+  for (const auto& entry : environment) key += "given " + entry + "\n";
+  // The programs also inherit the grader's environment; what of it the
+  // course's tests read (LAUNCHLAB_OPEN_GPU_DOC, say) changes what the
+  // reference records.
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string_view variable(*entry);
+    if (variable.starts_with("LAUNCHLAB_") && !is_graders_own_setting(variable)) key += "inherited " + std::string(variable) + "\n";
+  }
+  return key;
+}
+
+/// Each test's lines of a transcript, from its start to its end, by name.
+/// Only the reference's transcripts are read so: they are the course's own.
+std::map<std::string, std::string> test_sections(std::string_view text) {
+  std::map<std::string, std::string> sections;
+  std::string current, lines;
+  for (std::size_t newline; (newline = text.find('\n')) != std::string_view::npos;) {
+    const std::string_view line = text.substr(0, newline + 1);
+    text.remove_prefix(newline + 1);
+    const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+    if (!parsed.is_object() || !parsed.contains("event") || !parsed["event"].is_string()) continue;
+    const std::string event = parsed["event"];
+    if (event == "start" && parsed.contains("test") && parsed["test"].is_string()) {
+      current = parsed["test"];
+      lines.clear();
+    }
+    if (current.empty()) continue;
+    lines += line;
+    if (event == "end") {
+      sections[current] = lines;
+      current.clear();
+    }
+  }
+  return sections;
+}
+
+/// The reference's transcripts kept between gradings, test by test, in one
+/// file per lab: {"key": ..., "tests": {name: {"transcript", "runs",
+/// "varying"}}}. Gradings side by side read it freely and take turns to
+/// change it (a lock file beside it, the file replaced whole).
+class ReferenceCache {
+ public:
+  ReferenceCache(fs::path file, std::string key, int runs_to_agree)
+      : file_(std::move(file)), key_(std::move(key)), runs_to_agree_(runs_to_agree), tests_(load()) {}
+
+  /// A test's transcript, once enough runs wrote it alike.
+  std::optional<std::string> agreed(const std::string& test) const {
+    auto found = tests_.find(test);
+    if (found == tests_.end() || found->value("varying", false) || found->value("runs", 0) < runs_to_agree_) return std::nullopt;
+    return found->value("transcript", std::string());
+  }
+
+  /// Of these tests, those that one run wrote and no other confirmed yet.
+  std::vector<std::string> unconfirmed(const std::vector<std::string>& tests) const {
+    std::vector<std::string> waiting;
+    for (const auto& test : tests) {
+      auto found = tests_.find(test);
+      if (found != tests_.end() && !found->value("varying", false) && found->value("runs", 0) < runs_to_agree_) {
+        waiting.push_back(test);
+      }
+    }
+    return waiting;
+  }
+
+  /// What one more run wrote for these tests: alike, it counts as one more
+  /// agreeing run; different, the test is varying from then on.
+  void observe(const std::map<std::string, std::string>& transcripts) {
+    if (transcripts.empty()) return;
+    std::error_code ignored;
+    fs::create_directories(file_.parent_path(), ignored);
+    FileLock turn(fs::path(file_.string() + ".lock"));
+    tests_ = load();  // what gradings beside this one wrote meanwhile
+    for (const auto& [test, transcript] : transcripts) {
+      nlohmann::json& entry = tests_[test];
+      if (entry.is_null()) {
+        entry = {{"transcript", transcript}, {"runs", 1}, {"varying", false}};
+      } else if (entry.value("transcript", std::string()) == transcript) {
+        entry["runs"] = entry.value("runs", 0) + 1;
+      } else {
+        entry["varying"] = true;
+      }
+    }
+    write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
+  }
+
+ private:
+  nlohmann::json load() const {
+    const nlohmann::json whole = nlohmann::json::parse(read_text(file_), nullptr, false);
+    if (!whole.is_object() || whole.value("key", std::string()) != key_ || !whole.contains("tests") ||
+        !whole["tests"].is_object()) {
+      return nlohmann::json::object();
+    }
+    return whole["tests"];
+  }
+
+  fs::path file_;
+  std::string key_;
+  int runs_to_agree_;
+  nlohmann::json tests_;
+};
+
+/// The sections of the tests a run finished, for the cache: a test that
+/// crashed, hung or was not there is not one to keep.
+std::map<std::string, std::string> finished_sections(const ProgramRuns& runs) {
+  std::map<std::string, std::string> finished = test_sections(runs.text);
+  std::erase_if(finished, [&](const auto& section) {
+    auto found = runs.transcript.tests.find(section.first);
+    return runs.why_missing.count(section.first) || found == runs.transcript.tests.end() || !found->second.ended;
+  });
+  return finished;
+}
+
+/// The reference's half from the cache where runs agreed on it, the rest
+/// run now (a test seen once is run a second time at once, so that the
+/// next grading reads it).
+ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const fs::path& scratch,
+                                  const std::vector<std::string>& environment, const RunLimits& limits,
+                                  const RunSettings& settings, LabPhases& phases) {
+  ReferenceCache cache(settings.reference_cache, reference_cache_key(program, environment, settings.reference_identity),
+                       settings.reference_runs_to_agree);
+  std::string cached_text;
+  std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never kept
+  for (const auto& test : lab.tests) {
+    if (test.measures) measuring.insert(test.name);
+    if (auto transcript = test.measures ? std::nullopt : cache.agreed(test.name)) {
+      cached_text += *transcript;
+      ++phases.cached_tests;
+    } else {
+      phases.measured_tests.push_back(test.name);
+    }
+  }
+  auto to_keep = [&](const ProgramRuns& runs) {
+    std::map<std::string, std::string> sections = finished_sections(runs);
+    std::erase_if(sections, [&](const auto& section) { return measuring.count(section.first) > 0; });
+    return sections;
+  };
+  std::vector<std::string> tampering;  // the reference runs unguarded: nothing of the learner's runs beside it
+  auto run_reference = [&](const std::vector<std::string>& tests) {
+    return run_program(lab, tests, program, scratch, environment, limits, Sandbox{}, nullptr, tampering, "the reference's");
+  };
+  ProgramRuns runs = run_reference(phases.measured_tests);
+  cache.observe(to_keep(runs));
+  if (auto waiting = cache.unconfirmed(phases.measured_tests); !waiting.empty()) cache.observe(to_keep(run_reference(waiting)));
+  for (auto& [test, transcript] : parse_transcript(cached_text).tests) runs.transcript.tests[test] = std::move(transcript);
+  runs.text = cached_text + runs.text;
+  return runs;
+}
+
 }  // namespace
 
 ReferenceRun run_reference_program(const Lab& lab, const fs::path& program, const fs::path& scratch,
                                    const RunSettings& settings) {
   make_reference_scratch(scratch);
   std::vector<std::string> tampering;
-  ProgramRuns runs = run_program(lab, program, scratch, test_environment(settings), lab_limits(lab), Sandbox{}, nullptr,
-                                 tampering, "the reference's");
+  ProgramRuns runs = run_program(lab, test_names(lab), program, scratch, test_environment(settings), lab_limits(lab),
+                                 Sandbox{}, nullptr, tampering, "the reference's");
   return {std::move(runs.text), std::move(runs.why_missing)};
 }
 
@@ -258,45 +465,21 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
 
   std::vector<std::string> tampering;
+  LabPhases phases;
+  Stopwatch stopwatch;
   // The reference runs first: it is the course's own code, and what it
-  // records is what the learner's program is compared with. A learner's
-  // re-test reads it from the cache while the reference program and the
-  // environment are the same.
+  // records is what the learner's program is compared with.
   ProgramRuns reference;
-  const std::string cache_key = [&] {
-    std::string key = programs.reference.string() + "\n";
-    std::error_code error;
-    key += std::to_string(fs::last_write_time(programs.reference, error).time_since_epoch().count()) + "\n";
-    for (const auto& entry : environment) key += entry + "\n";
-    // The programs also inherit the grader's environment; what of it the
-    // course's tests read (LAUNCHLAB_OPEN_GPU_DOC, say) changes what the
-    // reference records.
-    for (char** entry = environ; *entry; ++entry) {
-      if (std::string_view(*entry).starts_with("LAUNCHLAB_")) key += std::string(*entry) + "\n";
-    }
-    // An empty line ends the key, so that no key is the start of another.
-    return key + "\n";
-  }();
-  bool cached = false;
   if (!settings.expectations.empty()) {
     reference = read_expectations(lab, settings.expectations);
-    cached = true;
-  } else if (!settings.reference_cache.empty() && fs::exists(settings.reference_cache)) {
-    std::ifstream in(settings.reference_cache, std::ios::binary);
-    std::string key_line, text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.starts_with(cache_key)) {
-      reference.text = text.substr(cache_key.size());
-      reference.transcript = parse_transcript(reference.text);
-      cached = true;
-    }
+  } else if (settings.reference_cache.empty()) {
+    reference = run_program(lab, test_names(lab), programs.reference, scratch / "reference", environment, limits,
+                            Sandbox{}, nullptr, tampering, "the reference's");
+    phases.measured_tests = test_names(lab);
+  } else {
+    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment, limits, settings, phases);
   }
-  if (!cached) {
-    reference = run_program(lab, programs.reference, scratch / "reference", environment, limits, Sandbox{}, nullptr,
-                            tampering, "the reference's");
-    if (!settings.reference_cache.empty() && reference.why_missing.empty()) {
-      std::ofstream(settings.reference_cache, std::ios::binary | std::ios::trunc) << cache_key << reference.text;
-    }
-  }
+  phases.reference_seconds = stopwatch.lap();
   SandboxView view;
   view.read_only = settings.learner_reads;
   view.read_only.push_back(programs.learner);
@@ -310,11 +493,12 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;
-  ProgramRuns learner = run_program(lab, programs.learner, scratch / "learner", environment, limits,
+  ProgramRuns learner = run_program(lab, test_names(lab), programs.learner, scratch / "learner", environment, limits,
                                     sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }
+  phases.learner_seconds = stopwatch.lap();
 
   // Expectations made elsewhere may hold a test this machine cannot run (a
   // GPU test made on a GPU): the judge hears of it as a reference that
@@ -408,6 +592,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       result.message = why + (result.message.empty() ? "" : "\n" + result.message);
     }
   }
+  phases.judge_seconds = stopwatch.lap();
+  if (settings.phases) *settings.phases = std::move(phases);
   return results;
 }
 

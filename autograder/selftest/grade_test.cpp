@@ -20,6 +20,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -163,7 +164,7 @@ class FixtureGrading : public ::testing::Test {
 };
 fs::path* FixtureGrading::course_ = nullptr;
 
-constexpr int kFixtureCpuPoints = 16;  // 00_alpha's 12 and 01_beta's 4; Alpha.RunsOnTheGpu adds 4 on a GPU
+constexpr int kFixtureCpuPoints = 17;  // 00_alpha's 12 and 01_beta's 5; Alpha.RunsOnTheGpu adds 4 on a GPU
 
 }  // namespace
 
@@ -173,7 +174,7 @@ TEST_F(FixtureGrading, FullMarksFollowGradescopesSchema) {
   EXPECT_EQ(graded.run.exit_code, 0) << graded.run.output;
   EXPECT_EQ(graded.total(), graded.gpu_here() ? kFixtureCpuPoints + 4 : kFixtureCpuPoints) << graded.run.output;
   EXPECT_EQ(graded.results.value("output_format", ""), "md");
-  ASSERT_EQ(graded.results["tests"].size(), 7u);
+  ASSERT_EQ(graded.results["tests"].size(), 8u);
   for (const auto& test : graded.results["tests"]) {
     const std::string name = test.value("name", "");
     for (const char* key : {"name", "score", "max_score", "output", "visibility", "status", "tags", "output_format"}) {
@@ -384,7 +385,8 @@ TEST_F(FixtureGrading, PrivateTestsJoinHiddenAndTheirMistakesCostTheLearnerNothi
 
   // 01_beta's trusted part did not build: none of its tests is graded, and
   // the learner reads nothing of the instructor's mistake.
-  for (const char* name : {"Beta.FindsTheLargest", "Beta.RefusesAnEmptyList", "BetaPrivate.FindsTheLargestOfMany"}) {
+  for (const char* name : {"Beta.FindsTheLargest", "Beta.RefusesAnEmptyList", "Beta.TimesTheLargest",
+                           "BetaPrivate.FindsTheLargestOfMany"}) {
     EXPECT_EQ(graded.outcome(name), "not graded") << name;
     EXPECT_EQ(graded.max_score(name), 0) << name;
     EXPECT_NE(graded.output(name).find("costs you nothing"), std::string::npos) << name << ": " << graded.output(name);
@@ -398,7 +400,7 @@ TEST_F(FixtureGrading, PrivateTestsJoinHiddenAndTheirMistakesCostTheLearnerNothi
   EXPECT_EQ(graded.run.exit_code, 0) << "the learner lost points to the instructor's mistake:\n" << graded.run.output;
   EXPECT_EQ(graded.total(), (graded.gpu_here() ? 16 : 12) + 6);
   // The score table keeps the two kinds of points it could not grade apart.
-  EXPECT_NE(graded.summary().find("7 more points could not be judged here"), std::string::npos) << graded.summary();
+  EXPECT_NE(graded.summary().find("8 more points could not be judged here"), std::string::npos) << graded.summary();
   if (!graded.gpu_here()) {
     EXPECT_NE(graded.summary().find("4 more points were NOT graded here"), std::string::npos) << graded.summary();
   }
@@ -409,7 +411,7 @@ TEST_F(FixtureGrading, PrivateTestsJoinHiddenAndTheirMistakesCostTheLearnerNothi
 
   // And they leave with their grading.
   Graded without = grade_fixture(solutions());
-  EXPECT_EQ(without.results["tests"].size(), 7u) << "a private test stayed after its grading";
+  EXPECT_EQ(without.results["tests"].size(), 8u) << "a private test stayed after its grading";
   EXPECT_EQ(without.total(), graded.gpu_here() ? kFixtureCpuPoints + 4 : kFixtureCpuPoints);
 }
 
@@ -523,6 +525,74 @@ TEST_F(FixtureGrading, AWorkFolderReusedFromAnEarlierGradingIsEmptiedFirst) {
   EXPECT_EQ(graded.outcome("Alpha.AddsSmallNumbers"), "failed") << graded.output("Alpha.AddsSmallNumbers");
   EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("expected 5, got 0"), std::string::npos)
       << "the planted build folder was used:\n" << graded.output("Alpha.AddsSmallNumbers");
+}
+
+namespace {
+
+/// results.json's extra_data.phases.labs.<slug>.
+json lab_phases(const Graded& graded, const std::string& slug) {
+  return graded.results.value("/extra_data/phases/labs"_json_pointer, json::object()).value(slug, json::object());
+}
+
+/// The reference transcripts the fixture's gradings keep, dropped, so that a
+/// test starts from a grading with none.
+void forget_reference_transcripts() {
+  std::error_code ignored;
+  fs::remove_all(kFixtureBuild / "graded-course" / "reference-transcripts", ignored);
+}
+
+}  // namespace
+
+TEST_F(FixtureGrading, ASecondGradingReadsTheReferenceFromTheCacheAndMeasuresOnlyWhatVaries) {
+  forget_reference_transcripts();
+  Graded first = grade_fixture(solutions());
+  Graded second = grade_fixture(solutions());
+  ASSERT_TRUE(second.results.is_object());
+  EXPECT_EQ(second.total(), first.total()) << second.run.output;
+  EXPECT_EQ(second.run.exit_code, 0) << second.run.output;
+
+  // The first grading ran the reference over every test (twice, so that
+  // the second may trust what it wrote); the second reads it back, but for
+  // the test whose transcript holds a time.
+  EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 0) << first.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(second, "00_alpha").value("cache_hits", -1), 5) << second.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(second, "00_alpha").value("measured", json()), json::array());
+  EXPECT_TRUE(lab_phases(second, "00_alpha").contains("reference_cached")) << second.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(second, "01_beta").value("cache_hits", -1), 2) << second.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(second, "01_beta").value("measured", json()), json::array({"Beta.TimesTheLargest"}));
+  EXPECT_EQ(second.outcome("Beta.TimesTheLargest"), "passed") << second.output("Beta.TimesTheLargest");
+  EXPECT_EQ(second.results.value("/extra_data/phases/cache_hits"_json_pointer, -1), 7);
+  for (const char* phase : {"trusted_part", "learner_build", "tests"}) {
+    EXPECT_GE(second.results.value("/extra_data/phases"_json_pointer, json::object()).value(phase, -1.0), 0.0) << phase;
+  }
+  // Figures for the instructor guide, not a pass mark: this host's load decides them.
+  std::cout << "first grading " << first.results.value("execution_time", -1) << " s, second "
+            << second.results.value("execution_time", -1) << " s\n"
+            << "first phases " << first.results["extra_data"]["phases"].dump() << "\nsecond phases "
+            << second.results["extra_data"]["phases"].dump() << std::endl;
+}
+
+TEST_F(FixtureGrading, ANewSeedOrAChangedReferenceProgramIsMeasuredAgain) {
+  Graded cached = grade_fixture(solutions(), {"--labs", "01"});
+  Graded again = grade_fixture(solutions(), {"--labs", "01"});
+  EXPECT_EQ(lab_phases(again, "01_beta").value("cache_hits", -1), 2) << again.results["extra_data"].dump(2);
+
+  Graded seeded = grade_fixture(solutions(), {"--labs", "01", "--seed", "4242"});
+  EXPECT_EQ(lab_phases(seeded, "01_beta").value("cache_hits", -1), 0) << seeded.results["extra_data"].dump(2);
+  EXPECT_EQ(seeded.total(), again.total()) << seeded.run.output;
+
+  // The same bytes and one more: a program the cache has not seen, whatever its time.
+  const fs::path reference = kFixtureBuild / "graded-course" / "build" / "tests" / "reference_01_beta";
+  ASSERT_TRUE(fs::exists(reference));
+  const auto size = fs::file_size(reference);
+  const auto written = fs::last_write_time(reference);
+  std::ofstream(reference, std::ios::binary | std::ios::app) << '\0';
+  fs::last_write_time(reference, written);
+  Graded changed = grade_fixture(solutions(), {"--labs", "01"});
+  fs::resize_file(reference, size);
+  fs::last_write_time(reference, written);
+  EXPECT_EQ(lab_phases(changed, "01_beta").value("cache_hits", -1), 0) << changed.results["extra_data"].dump(2);
+  EXPECT_EQ(changed.total(), again.total()) << changed.run.output;
 }
 
 TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {

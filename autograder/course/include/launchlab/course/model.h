@@ -35,6 +35,10 @@ struct LabTest {
   /// counted from 1 as `launchlab hint` shows them (lab.toml's `hint = N`);
   /// 0 when the test names none.
   int hint = 0;
+  /// The test records a measurement (a time, a rate) that differs from run
+  /// to run (lab.toml's `measures = true`): the grader runs it alone, and
+  /// runs the reference's half of it at every grading instead of keeping it.
+  bool measures = false;
 
   bool needs_gpu() const;
 };

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -24,6 +25,11 @@ struct Capabilities {
   std::string gpu_detail;                ///< the device's name, or why there is none
   std::map<std::string, bool> tools;     ///< "cuobjdump" -> installed?
   std::map<std::string, std::filesystem::path> tool_paths;  ///< where each installed tool is
+  /// What a reference program's transcript may depend on besides the course
+  /// and its environment: the toolkit (nvcc --version), the driver's version,
+  /// the GPU's name and UUID, the tools found. Part of the key of the
+  /// reference transcripts kept between gradings.
+  std::string machine;
 
   /// Whether a test with these needs can run here; the first unmet need otherwise.
   std::optional<std::string> unmet_need(const LabTest& test) const;
@@ -77,6 +83,29 @@ struct LabPrograms {
   std::filesystem::path reference;
 };
 
+/// Where one lab's grading time went (results.json's extra_data.phases).
+struct LabPhases {
+  double reference_seconds = 0;  ///< running the reference program (0 when the cache held every test)
+  double learner_seconds = 0;    ///< running the learner's program
+  double judge_seconds = 0;      ///< comparing the transcripts, sanitizer runs included
+  int cached_tests = 0;          ///< tests whose reference transcript came from the cache
+  /// Tests the reference program ran for this grading: not cached yet, or
+  /// varying between runs (timings), so measured beside the learner's.
+  std::vector<std::string> measured_tests;
+};
+
+/// Where a grading's time went, phase by phase.
+struct GradingPhases {
+  double trusted_seconds = 0;        ///< the committed course and its trusted part (a check when built)
+  double learner_build_seconds = 0;  ///< the submission's files and the sandboxed build
+  std::map<std::string, LabPhases> labs;  ///< by slug, for the labs that ran
+};
+
+/// extra_data.phases: {"trusted_part", "learner_build", "tests", "cache_hits",
+/// "labs": {slug: {"reference" | "reference_cached", "learner", "judge",
+/// "cache_hits", "measured"}}}, in seconds.
+nlohmann::json phases_json(const GradingPhases& phases);
+
 /// How the learner's program is run.
 struct RunSettings {
   class GuardedFiles* guard = nullptr;       ///< files put back before each run
@@ -86,9 +115,23 @@ struct RunSettings {
   Sandbox sandbox;
   /// What the learner's program may read there: itself, the tests' data.
   std::vector<std::filesystem::path> learner_reads;
-  /// A file that keeps the reference's transcript between a learner's
-  /// re-tests (empty: the reference runs every time, as when grading).
+  /// A file that keeps the reference's transcript, test by test, between
+  /// runs of the same reference program (empty: the reference runs every
+  /// time). Its key is the program's content, the environment both programs
+  /// get, the grader's LAUNCHLAB_* variables the tests may read and
+  /// reference_identity; a test's transcript is reused once
+  /// reference_runs_to_agree runs wrote it alike, and one that differed
+  /// between two runs (a timing) is marked varying and run every time.
   std::filesystem::path reference_cache;
+  /// What else the reference's transcripts depend on (the committed course's
+  /// revision and private tests, Capabilities::machine).
+  std::string reference_identity;
+  /// Runs that must agree on a test before its cached transcript is reused:
+  /// 2 when grading (the first grading runs the reference twice), 1 for a
+  /// learner's re-tests.
+  int reference_runs_to_agree = 1;
+  /// Where this lab's time went, filled in when set.
+  LabPhases* phases = nullptr;
   /// The tests' data without their sources, handed to the learner's program
   /// as LAUNCHLAB_TEST_DATA (empty: the course's own folder).
   std::filesystem::path test_data;
@@ -132,10 +175,12 @@ class GuardedFiles {
   /// Remembers the content of path (a file, or every file under a folder).
   void add(const std::filesystem::path& path);
   /// Puts back what changed since add(); returns one line per file restored.
+  /// Labs run side by side call it at once.
   std::vector<std::string> restore_changed();
 
  private:
   std::map<std::filesystem::path, std::string> content_;
+  std::mutex restoring_;
 };
 
 /// Every test of the lab scored zero for one reason (a build failure, say).
@@ -162,6 +207,7 @@ struct GradeOptions {
   /// so that randomized inputs differ from what the learner saw.
   std::string seed;
   bool verbose = true;                   ///< progress on stderr
+  GradingPhases* phases = nullptr;       ///< where the time went, filled in when set
 };
 
 /// Builds the committed course's trusted part in trusted_dir, then the

@@ -1,4 +1,5 @@
 // The tests of lab 01_beta.
+#include <chrono>
 #include <sstream>
 #include <stdexcept>
 
@@ -22,6 +23,14 @@ TEST(Beta, FindsTheLargest) {
 }
 
 TEST(Beta, RefusesAnEmptyList) { RECORD_THROWS(largest({}), std::invalid_argument); }
+
+TEST(Beta, TimesTheLargest) {
+  const auto started = std::chrono::steady_clock::now();
+  const long found = largest({3, 9, -4});
+  const auto took = std::chrono::steady_clock::now() - started;
+  RECORD_EQ(found, 9L) << "largest({3, 9, -4}), which took "
+                       << std::chrono::duration_cast<std::chrono::nanoseconds>(took).count() << " ns";
+}
 
 }  // namespace
 }  // namespace beta
