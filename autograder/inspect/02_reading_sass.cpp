@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -104,15 +105,16 @@ struct Bank {
   std::string source;
 };
 
-Bank bank_of(const Function& f, const std::map<std::string, ParamBank>& listed, const SassArgs& a) {
+Bank bank_of(const Function& f, const std::map<std::string, ParamBank>& listed, std::optional<std::uint32_t> given) {
   // Without the kernel's own size, the largest list there may be.
   constexpr std::uint32_t kLargestList = 32764;
   if (auto it = listed.find(f.name); it != listed.end()) return {it->second.base, it->second.size, "EIATTR_PARAM_CBANK"};
-  if (!a.param_base.empty()) return {bank_offset(a.param_base), kLargestList, "--param-base"};
+  if (given) return {*given, kLargestList, "--param-base"};
   return {param_base(f.arch), kLargestList, "sm_" + std::to_string(f.arch) + "'s usual base, for up to 4,352 bytes"};
 }
 
 int run_sass(const SassArgs& a) {
+  const auto given_base = a.param_base.empty() ? std::nullopt : std::optional<std::uint32_t>(bank_offset(a.param_base));
   std::string text = launchlab::inspect::file_bytes(a.file);
   bool binary = text.size() >= 4 && (text.compare(0, 4, "\x7f" "ELF") == 0 || text.compare(0, 4, "\x50\xed\x55\xba") == 0);
   if (binary) text = disassemble(a.file, is_cubin(text));
@@ -127,7 +129,7 @@ int run_sass(const SassArgs& a) {
     if (f.arch >= 75) {
       // Without the parameter list, one slot spanning the whole buffer
       // gives each read's byte offset in the parameter buffer.
-      const Bank bank = bank_of(f, banks, a);
+      const Bank bank = bank_of(f, banks, given_base);
       const ParamSlot whole[] = {{0, bank.size}};
       std::cout << "  parameter buffer at c[0x0][" << hex(bank.base) << "] (" << bank.source << "); bytes read:";
       auto reads = param_reads(f, bank.base, whole);

@@ -475,6 +475,13 @@ TEST(InspectSass, LargeListReadsOnEveryArchitecture) {
   auto usual = printed_reads(inspect(sm_80, {"sass", "mixed.cubin.cuobjdump-sass.txt"}))["read_at_the_end"];
   EXPECT_EQ(usual.buffer_line,
             "  parameter buffer at c[0x0][0x160] (sm_80's usual base, for up to 4,352 bytes); bytes read: none");
+  // A base past the bank is refused before anything is printed.
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome past = run_limited({LAUNCHLAB_INSPECT, "sass", "mixed.cubin.cuobjdump-sass.txt", "--param-base", "0x10000"},
+                                sm_80, {}, limits);
+  EXPECT_NE(past.exit_code, 0) << past.output;
+  EXPECT_EQ(past.output, "launchlab inspect sass: --param-base 0x10000 lies past constant bank 0's 64 KiB\n");
   auto given = printed_reads(inspect(sm_80, {"sass", "mixed.cubin.cuobjdump-sass.txt", "--param-base", "0x1a80"}));
   EXPECT_EQ(given["read_at_the_end"].buffer_line, "  parameter buffer at c[0x0][0x1a80] (--param-base); bytes read:");
   EXPECT_EQ(offsets_text(given["read_at_the_end"].offsets), offsets_text({32744, 32748, 32760}));
@@ -556,6 +563,8 @@ TEST(InspectArguments, AreCheckedBeforeAToolRuns) {
            Case{{"qmd", cubin}, "launchlab inspect qmd: --qmd-version is required"},
            Case{{"qmd", cubin, "--qmd-version", "9"}, "launchlab inspect qmd: --qmd-version: 9 not in {3,4,5}"},
            Case{{"cubn", cubin}, "launchlab inspect: unknown command 'cubn' (did you mean 'cubin'?)"},
+           Case{{"sass", cubin, "--param-base", "0x1g"},
+                "launchlab inspect sass: --param-base: '0x1g' is not an unsigned 64-bit number"},
        }) {
     std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
