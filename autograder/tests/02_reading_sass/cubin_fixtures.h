@@ -2,7 +2,8 @@
 // 02_reading_sass and 03_binary_containers both read, and what `cuobjdump
 // -elf` (committed in 03_binary_containers/fixtures) says about them. One
 // list for both labs: every *.cubin of the fixtures folder, as gpu_steps.sh
-// lists them too.
+// lists them too. Likewise chapter 03's large-parameter cubins
+// (03_binary_containers/fixtures/large_params/sm_NN/), with their listings.
 //
 // Everything here is inline, so a test program holds only what it uses:
 // 02's tests give the parameter layouts cuobjdump reports to the learner's
