@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <set>
 #include <regex>
 #include <sstream>
 
@@ -272,6 +274,101 @@ TEST(InspectCubin, JsonAgreesWithCuobjdumpOnVaddForHopper) {
   }
 }
 
+// --- large parameter lists ------------------------------------------------------
+
+const fs::path kLargeParams = kContainerFixtures / "large_params";
+const int kLargeParamArchs[] = {80, 86, 89, 90, 100, 120};
+
+// One kernel as `cuobjdump -elf` prints it: EIATTR_PARAM_CBANK's base and
+// size, and each EIATTR_KPARAM_INFO or EIATTR_KPARAM_INFO_V2 as "ordinal
+// offset size", in ordinal order; as the same fields of inspect's JSON.
+struct ParamLayout {
+  std::int64_t base = -1, size = -1;
+  std::map<std::int64_t, std::string> params;  ///< ordinal -> "ordinal offset size"
+  bool operator==(const ParamLayout&) const = default;
+};
+
+std::string layout_text(const ParamLayout& k) {
+  std::string text = "base " + std::to_string(k.base) + ", size " + std::to_string(k.size) + ", params {";
+  for (const auto& [ordinal, param] : k.params) text += " (" + param + ")";
+  return text + " }";
+}
+
+std::map<std::string, ParamLayout> cuobjdump_layouts(const std::string& listing) {
+  static const std::regex section(R"(^\.nv\.info\.(\S+)$)");
+  static const std::regex cbank(R"(^\s*Value:\s*0x[0-9a-f]+ 0x([0-9a-f]+)\s*$)");
+  static const std::regex param(R"(Ordinal : 0x([0-9a-f]+)\s+Offset  : 0x([0-9a-f]+)\s+Size    : 0x([0-9a-f]+))");
+  std::map<std::string, ParamLayout> kernels;
+  ParamLayout* kernel = nullptr;
+  std::string attribute;  // the last "Attribute:" line's name
+  std::smatch m;
+  for (const auto& line : lines_of(listing)) {
+    if (std::regex_match(line, m, section)) {
+      kernel = &kernels[m[1]];
+    } else if (line.empty() || (line[0] != '\t' && line[0] != ' ')) {
+      kernel = nullptr;  // another section
+    } else if (!kernel) {
+      continue;
+    } else if (auto at = line.find("Attribute:\t"); at != std::string::npos) {
+      attribute = line.substr(at + 11);
+    } else if (attribute == "EIATTR_PARAM_CBANK" && std::regex_match(line, m, cbank)) {
+      const auto packed = std::stoll(m[1], nullptr, 16);
+      kernel->base = packed & 0xffff;
+      kernel->size = packed >> 16;
+    } else if (attribute.rfind("EIATTR_KPARAM_INFO", 0) == 0 && std::regex_search(line, m, param)) {
+      const auto ordinal = std::stoll(m[1], nullptr, 16);
+      kernel->params[ordinal] = std::to_string(ordinal) + " " + std::to_string(std::stoll(m[2], nullptr, 16)) + " " +
+                                std::to_string(std::stoll(m[3], nullptr, 16));
+    }
+  }
+  return kernels;
+}
+
+std::map<std::string, ParamLayout> inspect_layouts(const Value& cubin) {
+  std::map<std::string, ParamLayout> kernels;
+  for (const auto& k : cubin.find("kernels")->as_array()) {
+    ParamLayout& layout = kernels[k.find("name")->as_string()];
+    layout.base = k.find("param_base")->as_int();
+    layout.size = k.find("param_size")->as_int();
+    for (const auto& p : k.find("params")->as_array()) {
+      const auto ordinal = p.find("ordinal")->as_int();
+      layout.params[ordinal] = std::to_string(ordinal) + " " + std::to_string(p.find("offset")->as_int()) + " " +
+                               std::to_string(p.find("size")->as_int());
+    }
+  }
+  return kernels;
+}
+
+// Every kernel of every large-parameter cubin that cuobjdump listed on a
+// GPU host: the same base, size and parameters in `inspect cubin --json`.
+TEST(InspectCubin, LargeParameterListsAgreeWithCuobjdumpElf) {
+  REQUIRE_TOOL("cubin");
+  int kernels = 0;
+  for (int arch : kLargeParamArchs) {
+    const fs::path dir = kLargeParams / ("sm_" + std::to_string(arch));
+    for (const char* stem : {"params_4352", "params_4356", "mixed"}) {
+      const std::string cubin = std::string(stem) + ".cubin";
+      SCOPED_TRACE("sm_" + std::to_string(arch) + "/" + cubin);
+      const auto truth = cuobjdump_layouts(read_text(dir / (cubin + ".cuobjdump-elf.txt")));
+      const auto printed = inspect_layouts(parse_json(inspect(dir, {"cubin", cubin, "--json"})));
+      ASSERT_FALSE(truth.empty()) << "no kernel in cuobjdump's listing";
+      EXPECT_EQ(printed.size(), truth.size()) << "how many kernels";
+      for (const auto& [name, layout] : truth) {
+        auto it = printed.find(name);
+        ASSERT_NE(it, printed.end()) << name << " is not among inspect's kernels";
+        EXPECT_EQ(layout_text(it->second), layout_text(layout)) << name << ": inspect cubin, then cuobjdump -elf";
+        ++kernels;
+      }
+    }
+  }
+  EXPECT_EQ(kernels, 6 * (1 + 1 + 6)) << "every kernel of the fixtures: big twice and the six mixed ones, six times";
+}
+
+TEST(InspectCubin, TextOfALargeListIsExpected) {
+  REQUIRE_TOOL("cubin");
+  EXPECT_TRUE(prints(kLargeParams / "sm_80", {"cubin", "params_4356.cubin"}, kInspect / "expected/cubin.params_4356.sm_80.txt"));
+}
+
 // --- inspect fatbin -----------------------------------------------------------
 
 TEST(InspectFatbin, TextIsExpected) {
@@ -320,6 +417,102 @@ TEST(InspectSass, TextOfAnNvdisasmListingIsExpected) {
   REQUIRE_TOOL("sass");
   EXPECT_TRUE(prints(kSassFixtures, {"sass", "vadd.sm_90.cubin.nvdisasm.txt"},
                      kInspect / "expected/sass.vadd.sm_90.nvdisasm.txt"));
+}
+
+// The bytes read in each function's parameters, as `inspect sass` prints
+// them ("    +32744 MOV at 0x10"), by function name, and the line that says
+// where the parameters are.
+struct PrintedReads {
+  std::string buffer_line;
+  std::set<long> offsets;
+};
+
+std::map<std::string, PrintedReads> printed_reads(const std::string& text) {
+  static const std::regex function(R"(^(\S+) \(sm_[0-9]+\): [0-9]+ instructions$)");
+  static const std::regex read(R"(^    \+([0-9]+) +\S+ at 0x[0-9a-f]+$)");
+  std::map<std::string, PrintedReads> functions;
+  PrintedReads* current = nullptr;
+  std::smatch m;
+  for (const auto& line : lines_of(text)) {
+    if (std::regex_match(line, m, function)) {
+      current = &functions[m[1]];
+    } else if (current && line.rfind("  parameter buffer at ", 0) == 0) {
+      current->buffer_line = line;
+    } else if (current && std::regex_match(line, m, read)) {
+      current->offsets.insert(std::stol(m[1]));
+    }
+  }
+  return functions;
+}
+
+std::string offsets_text(const std::set<long>& offsets) {
+  std::string text;
+  for (long o : offsets) text += (text.empty() ? "+" : ", +") + std::to_string(o);
+  return text.empty() ? "none" : text;
+}
+
+// read_at_the_end reads bytes 32,744 to 32,751 and 32,760 of its list,
+// past bank offset 0x8000 everywhere (printed negative), at 0x1a80 + X on
+// sm_80 to sm_89: nvdisasm's listing carries the kernel's
+// EIATTR_PARAM_CBANK, and `inspect sass` finds the reads on every
+// architecture (sm_80 to sm_89 read +32748 on its own; sm_90 and later
+// load +32744 and +32748 with one LDC.64).
+TEST(InspectSass, LargeListReadsOnEveryArchitecture) {
+  REQUIRE_TOOL("sass");
+  for (int arch : kLargeParamArchs) {
+    const fs::path dir = kLargeParams / ("sm_" + std::to_string(arch));
+    SCOPED_TRACE("sm_" + std::to_string(arch));
+    const auto functions = printed_reads(inspect(dir, {"sass", "mixed.cubin.nvdisasm.txt"}));
+    ASSERT_TRUE(functions.count("read_at_the_end")) << "no read_at_the_end in inspect's output";
+    const PrintedReads& reads = functions.at("read_at_the_end");
+    const std::string base = arch < 90 ? "0x1a80" : arch == 90 ? "0x210" : "0x380";
+    EXPECT_EQ(reads.buffer_line, "  parameter buffer at c[0x0][" + base + "] (EIATTR_PARAM_CBANK); bytes read:");
+    const std::set<long> expected =
+        arch < 90 ? std::set<long>{32744, 32748, 32760} : std::set<long>{32744, 32760};
+    EXPECT_EQ(offsets_text(reads.offsets), offsets_text(expected));
+  }
+  // cuobjdump -sass prints no .nv.info: sm_80's usual base misses them all,
+  // and --param-base gives the kernel's own.
+  const fs::path sm_80 = kLargeParams / "sm_80";
+  auto usual = printed_reads(inspect(sm_80, {"sass", "mixed.cubin.cuobjdump-sass.txt"}))["read_at_the_end"];
+  EXPECT_EQ(usual.buffer_line,
+            "  parameter buffer at c[0x0][0x160] (sm_80's usual base, for up to 4,352 bytes); bytes read: none");
+  // A base past the bank is refused before anything is printed.
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  RunOutcome past = run_limited({LAUNCHLAB_INSPECT, "sass", "mixed.cubin.cuobjdump-sass.txt", "--param-base", "0x10000"},
+                                sm_80, {}, limits);
+  EXPECT_NE(past.exit_code, 0) << past.output;
+  EXPECT_EQ(past.output, "launchlab inspect sass: --param-base 0x10000 lies past constant bank 0's 64 KiB\n");
+  auto given = printed_reads(inspect(sm_80, {"sass", "mixed.cubin.cuobjdump-sass.txt", "--param-base", "0x1a80"}));
+  EXPECT_EQ(given["read_at_the_end"].buffer_line, "  parameter buffer at c[0x0][0x1a80] (--param-base); bytes read:");
+  EXPECT_EQ(offsets_text(given["read_at_the_end"].offsets), offsets_text({32744, 32748, 32760}));
+}
+
+// reads_32009(Blob<32000>, double, char) reads +0, +32000 and +32008: on
+// sm_80 to sm_89 at base 0x1a80, printed negative everywhere but on sm_90.
+// Its listings are made on a GPU host (fixtures/large_params/README.md).
+TEST(InspectSass, Reads32009OnEveryArchitecture) {
+  REQUIRE_TOOL("sass");
+  int listed = 0;
+  for (int arch : kLargeParamArchs) {
+    const fs::path dir = kLargeParams / ("sm_" + std::to_string(arch));
+    for (const char* listing : {"reads_32009.cubin.nvdisasm.txt", "reads_32009.cubin.cuobjdump-sass.txt"}) {
+      if (!fs::exists(dir / listing)) continue;
+      ++listed;
+      SCOPED_TRACE("sm_" + std::to_string(arch) + "/" + listing);
+      const std::string base = arch < 90 ? "0x1a80" : arch == 90 ? "0x210" : "0x380";
+      // A cuobjdump listing does not say where the parameters are.
+      std::vector<std::string> args = {"sass", listing};
+      if (std::string(listing).find("cuobjdump") != std::string::npos) args.insert(args.end(), {"--param-base", base});
+      const auto reads = printed_reads(inspect(dir, args))["reads_32009"];
+      for (long offset : {0L, 32000L, 32008L})
+        EXPECT_EQ(reads.offsets.count(offset), 1u) << "+" << offset << " among " << offsets_text(reads.offsets);
+    }
+  }
+  if (listed == 0)
+    GTEST_SKIP() << "no listing of fixtures/large_params/sm_NN/reads_32009.cubin is committed yet (made on a GPU host: "
+                    "fixtures/large_params/README.md)";
 }
 
 // --- inspect qmd ----------------------------------------------------------------
@@ -372,6 +565,8 @@ TEST(InspectArguments, AreCheckedBeforeAToolRuns) {
            Case{{"qmd", cubin}, "launchlab inspect qmd: --qmd-version is required"},
            Case{{"qmd", cubin, "--qmd-version", "9"}, "launchlab inspect qmd: --qmd-version: 9 not in {3,4,5}"},
            Case{{"cubn", cubin}, "launchlab inspect: unknown command 'cubn' (did you mean 'cubin'?)"},
+           Case{{"sass", cubin, "--param-base", "0x1g"},
+                "launchlab inspect sass: --param-base: '0x1g' is not an unsigned 64-bit number"},
        }) {
     std::vector<std::string> argv = {LAUNCHLAB_INSPECT};
     argv.insert(argv.end(), c.args.begin(), c.args.end());

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -95,6 +96,41 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view text);
 /// `.text.` section does not parse.
 std::vector<Function> parse_nvdisasm(std::string_view text);
 
+/// Where a kernel's parameters sit in constant bank 0, as its cubin's
+/// EIATTR_PARAM_CBANK record says.
+struct ParamBank {
+  std::uint32_t base = 0;  ///< the bank offset of the first parameter's first byte
+  std::uint32_t size = 0;  ///< the bytes all its parameters take
+  bool operator==(const ParamBank&) const = default;
+};
+
+/// The EIATTR_PARAM_CBANK record of each kernel of an nvdisasm listing, by
+/// kernel name. nvdisasm prints the cubin's `.nv.info.NAME` sections as
+/// data (the lines parse_nvdisasm skips), each record after a comment that
+/// names its attribute:
+///
+///     	//----- nvinfo : EIATTR_PARAM_CBANK
+///     	.align		4
+///             /*000c*/ 	.byte	0x04, 0x0a
+///             /*000e*/ 	.short	(.L_40 - .L_39)
+///     	.align		4
+///     .L_39:
+///             /*0010*/ 	.word	index@(.nv.constant0.read_at_the_end)
+///             /*0014*/ 	.short	0x1a80
+///             /*0016*/ 	.short	0x7ffc
+///
+/// In the section `.nv.info.read_at_the_end`, that gives read_at_the_end
+/// {0x1a80, 0x7ffc}: the first `.short` after the `.word` is the base, the
+/// next one the size. This base is the kernel's own, which param_base(arch)
+/// cannot know: past 4,352 bytes of parameters nvcc 13.0 moves it to 0x1a80
+/// on sm_75 to sm_89. A kernel without the record is not in the result, nor
+/// is any kernel of a `cuobjdump -sass` listing, which prints no `.nv.info`
+/// (an empty map). Throws std::runtime_error("line N: ...") when the
+/// record's base or size is not a hexadecimal number (`0x...`), or when
+/// another record, another section or the end of the text comes before
+/// both.
+std::map<std::string, ParamBank> nvdisasm_param_banks(std::string_view text);
+
 // ---------------------------------------------------------------------------
 // Part B: what the code does
 // ---------------------------------------------------------------------------
@@ -111,16 +147,17 @@ struct ConstantOperand {
 /// "|c[0x3][0x10]|") is allowed. The listings print the bank offset, a
 /// 16-bit field, as a signed number: an offset of 0x8000 or more (read
 /// near the end of a large parameter list, see the chapter) comes out
-/// negative, and
-/// `c[0x0][-0xN]` names offset 0x10000 - N, for N from 0x1 to 0x8000:
-/// "c[0x0][-0x6588]" gives {0, 0x9a78}. Nothing for any other operand,
+/// negative, and `c[0x0][-0xN]` names the unsigned offset 0x10000 - N, for
+/// N from 0x1 to 0x8000: "c[0x0][-0x6588]" gives {0, 0x9a78},
+/// "c[0x0][-0x7ff8]" gives {0, 0x8008}. Nothing for any other operand,
 /// including a bank indexed by a register (`cx[UR4][0x0]`), an offset that
 /// is a register (`c[0x0][R2]`) and a negative offset outside that range
 /// (`c[0x0][-0x0]`, `c[0x0][-0x8001]`).
 std::optional<ConstantOperand> constant_operand(std::string_view operand);
 
 /// Where the parameters start in constant bank 0 on an architecture, in
-/// bytes, for a kernel with at most 4,352 bytes of parameters: 0x160 for
+/// bytes, for a kernel with at most 4,352 bytes of parameters (a kernel's
+/// own base is in its EIATTR_PARAM_CBANK: nvdisasm_param_banks): 0x160 for
 /// sm_80, sm_86 and sm_89 (and every architecture from sm_75 up to sm_89),
 /// 0x210 for sm_90, 0x380 for sm_100 and sm_120 (and every architecture from
 /// sm_100 on). A kernel with more has them at 0x1a80 from sm_75 to sm_89

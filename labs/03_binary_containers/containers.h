@@ -217,10 +217,15 @@ struct CubinInfo {
 /// take more than 4,352 bytes in all has, from nvcc 13.0, one record of
 /// attribute 0x45 (EIATTR_KPARAM_INFO_V2) per parameter instead of
 /// EIATTR_KPARAM_INFO, on every architecture: 12 bytes, {u32 index, u16
-/// ordinal, u16 offset, u16 size, u16 0}, the size in bytes as it is (no
-/// flags, not shifted); its parameters come from those. Throws FormatError for a
-/// malformed section or a known record whose payload is too short, and
-/// std::invalid_argument when the file is not a cubin.
+/// ordinal, u16 offset, u16 size, u8 log-alignment, u8 space}, the size in
+/// bytes as it is (no flags, not shifted). The last two bytes are what
+/// cuobjdump -elf prints as "Pointee's logAlignment" and "Space" (nvdisasm
+/// prints them `.byte 0x00, 0x05` for a pointer on sm_100 and sm_120, and
+/// `.zero 2` elsewhere), not part of the size. Its parameters come from
+/// those records: ordinal, offset and size, as cuobjdump -elf prints them.
+/// Throws FormatError for a malformed section or a known record whose
+/// payload is too short, and std::invalid_argument when the file is not a
+/// cubin.
 CubinInfo read_cubin(const ElfFile& elf);
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 //   cuobjdump -sass vadd.cubin
 //   nvdisasm vadd.cubin
 #include <cctype>
+#include <algorithm>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +51,14 @@ int arch_after(std::string_view text, std::string_view prefix) {
   const char* begin = text.data() + at + prefix.size();
   auto result = std::from_chars(begin, text.data() + text.size(), value);
   return result.ptr == begin ? 0 : value;
+}
+
+// The name a ".section NAME,..." line opens; nothing for any other line.
+std::optional<std::string_view> section_name(std::string_view t) {
+  if (!starts_with(t, ".section") || t.size() <= 8 || !std::isspace(static_cast<unsigned char>(t[8])))
+    return std::nullopt;
+  std::string_view name = trim(t.substr(8));
+  return name.substr(0, name.find(','));
 }
 
 }  // namespace
@@ -167,11 +177,9 @@ std::vector<Function> parse_nvdisasm(std::string_view text) {
       if (int a = arch_after(t, "EF_CUDA_SM")) arch = a;
       continue;
     }
-    if (starts_with(t, ".section") && t.size() > 8 && std::isspace(static_cast<unsigned char>(t[8]))) {
-      std::string_view name = trim(t.substr(8));
-      name = name.substr(0, name.find(','));
-      in_text = starts_with(name, ".text.");
-      if (in_text) functions.push_back({std::string(name.substr(6)), arch, {}});
+    if (auto name = section_name(t)) {
+      in_text = starts_with(*name, ".text.");
+      if (in_text) functions.push_back({std::string(name->substr(6)), arch, {}});
       continue;
     }
     if (!in_text) continue;
@@ -183,6 +191,53 @@ std::vector<Function> parse_nvdisasm(std::string_view text) {
     append_instruction(functions, number, address, rest);
   }
   return functions;
+}
+
+std::map<std::string, ParamBank> nvdisasm_param_banks(std::string_view text) {
+  constexpr std::string_view kInfoPrefix = ".nv.info.", kRecordComment = "//----- nvinfo :";
+  std::map<std::string, ParamBank> banks;
+  std::string kernel;        // the kernel whose .nv.info section this is, or none
+  bool in_record = false;    // inside kernel's EIATTR_PARAM_CBANK record
+  bool after_word = false;   // its symbol's .word is behind us
+  std::vector<std::uint32_t> numbers;  // its base, then its size
+  std::size_t number = 0;
+  auto unfinished = [&] {
+    if (in_record) fail_line(number, "EIATTR_PARAM_CBANK of " + kernel + " ends before its base and size");
+  };
+  for (std::string_view line : lines_of(text)) {
+    ++number;
+    std::string_view t = trim(line);
+    if (auto name = section_name(t)) {
+      unfinished();
+      kernel = starts_with(*name, kInfoPrefix) ? std::string(name->substr(kInfoPrefix.size())) : "";
+      continue;
+    }
+    if (starts_with(t, kRecordComment)) {
+      unfinished();
+      in_record = !kernel.empty() && trim(t.substr(kRecordComment.size())) == "EIATTR_PARAM_CBANK";
+      after_word = false;
+      numbers.clear();
+      continue;
+    }
+    std::uint32_t address = 0;
+    std::string_view data;
+    if (!in_record || !split_address(t, address, data)) continue;
+    data = trim(data);
+    if (starts_with(data, ".word")) after_word = true;
+    if (!after_word || !starts_with(data, ".short")) continue;
+    std::string_view value = trim(data.substr(6));
+    std::uint32_t parsed = 0;
+    auto result = std::from_chars(value.data() + std::min<std::size_t>(2, value.size()), value.data() + value.size(), parsed, 16);
+    if (!starts_with(value, "0x") || result.ec != std::errc() || result.ptr != value.data() + value.size())
+      fail_line(number, "EIATTR_PARAM_CBANK of " + kernel + ": \"" + std::string(value) + "\" is not a hexadecimal number");
+    numbers.push_back(parsed);
+    if (numbers.size() == 2) {
+      banks[kernel] = {numbers[0], numbers[1]};
+      in_record = false;
+    }
+  }
+  unfinished();
+  return banks;
 }
 
 }  // namespace launchlab::sass

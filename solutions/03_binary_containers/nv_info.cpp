@@ -97,6 +97,8 @@ CubinInfo read_cubin(const ElfFile& elf) {
           need(r, 12);
           k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint32_t>(r.payload, 8) >> 18});
         } else if (r.attribute == kKparamInfoV2) {
+          // Bytes 10 and 11 are the pointee's log-alignment and space (5 for
+          // a pointer on sm_100 and later): the size is the u16 before them.
           need(r, 12);
           k.params.push_back({read_le<std::uint16_t>(r.payload, 4), read_le<std::uint16_t>(r.payload, 6), read_le<std::uint16_t>(r.payload, 8)});
         } else if (r.attribute == kMaxThreads) {

@@ -25,23 +25,35 @@ using lt::Expected;
 
 std::string of_listing(const std::string& stem) { return "the output of `cuobjdump -sass " + stem + ".cubin`"; }
 
+// The two kinds of listing: how the learner's code and the truth read each.
+enum class Listing { Cuobjdump, Nvdisasm };
+
 // Records param_reads for every function the learner's parser read from a
-// committed listing, with the layout cuobjdump -elf gives for it.
-void RecordParamReads(const std::string& stem) {
-  const std::string text = fixture(stem + ".cubin.cuobjdump-sass.txt");
-  const auto layouts = elf_layouts(fixture03(stem + ".cubin.cuobjdump-elf.txt"));
-  auto functions = parse_cuobjdump_sass(text);
-  RECORD_EQ(functions.size(), truth_functions(truth_cuobjdump(text)).size())
-      << "parse_cuobjdump_sass(" << of_listing(stem) << "): how many functions";
+// listing (`what` names it), with the base and parameters cuobjdump -elf
+// (`elf`, its output for the same cubin) gives for it.
+void RecordParamReadsOf(const std::string& what, const std::string& text, Listing kind, const std::string& elf) {
+  const auto layouts = elf_layouts(elf);
+  const bool nvdisasm = kind == Listing::Nvdisasm;
+  auto functions = nvdisasm ? parse_nvdisasm(text) : parse_cuobjdump_sass(text);
+  RECORD_EQ(functions.size(), truth_functions(nvdisasm ? truth_nvdisasm(text) : truth_cuobjdump(text)).size())
+      << (nvdisasm ? "parse_nvdisasm(" : "parse_cuobjdump_sass(") << what << "): how many functions";
   for (const auto& f : functions) {
     auto k = layouts.find(f.name);
     const bool cuobjdump_elf_knows_the_function = k != layouts.end();
     RECORD_REQUIRE(cuobjdump_elf_knows_the_function);
-    const std::uint32_t base = k->second.param_size ? k->second.param_base : param_base(stem_arch(stem));
+    const std::uint32_t base = k->second.param_size ? k->second.param_base : param_base(f.arch);
     RECORD_EQ(param_reads(f, base, k->second.params),
-              truth_reads(of_function(truth_cuobjdump(text), f.name), base, k->second.params))
-        << "param_reads(the function " << f.name << " of " << of_listing(stem) << ", base " << hex(base) << ", the " << k->second.params.size() << " parameters cuobjdump -elf gives)";
+              truth_reads(of_function(nvdisasm ? truth_nvdisasm(text) : truth_cuobjdump(text), f.name), base,
+                          k->second.params))
+        << "param_reads(the function " << f.name << " of " << what << ", base " << hex(base) << ", the "
+        << k->second.params.size() << " parameters cuobjdump -elf gives)";
   }
+}
+
+// The same for a committed listing of 02's fixtures.
+void RecordParamReads(const std::string& stem) {
+  RecordParamReadsOf(of_listing(stem), fixture(stem + ".cubin.cuobjdump-sass.txt"), Listing::Cuobjdump,
+                     fixture03(stem + ".cubin.cuobjdump-elf.txt"));
 }
 
 // Every function the learner's parser reads from each committed listing,
@@ -93,6 +105,7 @@ TEST(Constant, Operands) {
       {"c[0x0][0x210", LAUNCHLAB_EXPECTED(MaybeConstant{})},
       // Offsets of 0x8000 and more, as the listings print them: negative.
       {"c[0x0][-0x6588]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0x9a78}})},
+      {"c[0x0][-0x7ff8]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0x8008}})},
       {"c[0x0][-0x8000]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0x8000}})},
       {"-c[0x0][-0x1]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0xffff}})},
       {"c[0x0][-0x0]", LAUNCHLAB_EXPECTED(MaybeConstant{})},
@@ -174,15 +187,30 @@ TEST(ParamReads, PaddingAndOutOfRange) {
       << listing;
 }
 
+// The large-parameter cubins of chapter 03 (03's fixtures/large_params/),
+// as cuobjdump -sass and nvdisasm listed them on a GPU host: every read of
+// every parameter, at the base each kernel's EIATTR_PARAM_CBANK gives (0x1a80
+// up to sm_89 for lists over 4,352 bytes), printed negative past bank offset
+// 0x8000 (read_at_the_end on every architecture).
+TEST(ParamReads, LargeListsOfTheFixtures) {
+  for (const auto& large : large_param_cubins()) {
+    const std::string cubin = large.file();
+    const std::string elf = fixture03(cubin + ".cuobjdump-elf.txt");
+    RecordParamReadsOf("the output of `cuobjdump -sass " + cubin + "`", fixture03(cubin + ".cuobjdump-sass.txt"),
+                       Listing::Cuobjdump, elf);
+    RecordParamReadsOf("the output of `nvdisasm " + cubin + "`", fixture03(cubin + ".nvdisasm.txt"), Listing::Nvdisasm, elf);
+  }
+}
+
 TEST(ParamReads, NegativeOffsetsOfALargeList) {
   // read_at_the_end(Blob<32748> blob, Words4 tail) of chapter 03's
   // tools/large_params.cu reads blob's word 8186 (offset 32,744) and tail's
   // words 0 and 3 (32,748 and 32,760): past bank offset 0x8000 on every
   // architecture, so the listings print them negative. These lines are
-  // written by hand in the form the chapter gives; the exact lines
-  // cuobjdump 13.0 prints for them are to be confirmed on a GPU host
-  // (labs/03_binary_containers/gpu_corpus.sh lists the
-  // fixture's SASS).
+  // written by hand in the form the committed listings show (03's
+  // fixtures/large_params/sm_NN/mixed.cubin.cuobjdump-sass.txt), with more
+  // operands than the kernel has: on sm_90, c[0x0][-0x7ff8] is bank offset
+  // 0x8008, byte 32,248 (0x8008 - 0x210) of the blob.
   struct Case {
     int arch;
     std::uint32_t base;
@@ -196,8 +224,10 @@ TEST(ParamReads, NegativeOffsetsOfALargeList) {
        LAUNCHLAB_EXPECTED(std::vector<ParamRead>{
            {0x10, "MOV", 0, 32744}, {0x20, "IMAD.MOV.U32", 1, 0}, {0x30, "ULDC", 1, 12}, {0x40, "LDC", 0, 0}})},
       {90, 0x210,
-       {"LDC R1, c[0x0][0x28]", "LDC R2, c[0x0][-0x7e08]", "LDCU UR4, c[0x0][-0x7e04]", "LDC R3, c[0x0][-0x7df8]"},
-       LAUNCHLAB_EXPECTED(std::vector<ParamRead>{{0x10, "LDC", 0, 32744}, {0x20, "LDCU", 1, 0}, {0x30, "LDC", 1, 12}})},
+       {"LDC R1, c[0x0][0x28]", "LDC R2, c[0x0][-0x7e08]", "LDCU UR4, c[0x0][-0x7e04]", "LDC R3, c[0x0][-0x7df8]",
+        "LDC R4, c[0x0][-0x7ff8]"},
+       LAUNCHLAB_EXPECTED(std::vector<ParamRead>{
+           {0x10, "LDC", 0, 32744}, {0x20, "LDCU", 1, 0}, {0x30, "LDC", 1, 12}, {0x40, "LDC", 0, 32248}})},
       {100, 0x380,
        {"LDCU UR4, c[0x0][-0x7c98]", "LDCU.64 UR6, c[0x0][-0x7c94]", "LDC R3, c[0x0][-0x7c88]", "LDC R4, c[0x0][0x37c]"},
        LAUNCHLAB_EXPECTED(std::vector<ParamRead>{{0x00, "LDCU", 0, 32744}, {0x10, "LDCU.64", 1, 0}, {0x20, "LDC", 1, 12}})},

@@ -2,7 +2,8 @@
 // 02_reading_sass and 03_binary_containers both read, and what `cuobjdump
 // -elf` (committed in 03_binary_containers/fixtures) says about them. One
 // list for both labs: every *.cubin of the fixtures folder, as gpu_steps.sh
-// lists them too.
+// lists them too. Likewise chapter 03's large-parameter cubins
+// (03_binary_containers/fixtures/large_params/sm_NN/), with their listings.
 //
 // Everything here is inline, so a test program holds only what it uses:
 // 02's tests give the parameter layouts cuobjdump reports to the learner's
@@ -99,7 +100,8 @@ inline std::map<std::string, std::vector<CuobjdumpAttribute>> cuobjdump_nv_info(
   return sections;
 }
 
-/// A kernel parameter as EIATTR_KPARAM_INFO gives it.
+/// A kernel parameter as EIATTR_KPARAM_INFO (or EIATTR_KPARAM_INFO_V2)
+/// gives it.
 struct CuobjdumpParam {
   std::uint32_t ordinal = 0, offset = 0, size = 0;
 };
@@ -109,7 +111,7 @@ struct CuobjdumpKernel {
   std::optional<std::uint32_t> registers;   ///< EIATTR_REGCOUNT in .nv.info
   std::optional<std::uint32_t> frame_size;  ///< EIATTR_FRAME_SIZE in .nv.info
   std::uint32_t param_base = 0, param_size = 0;  ///< EIATTR_PARAM_CBANK
-  std::vector<CuobjdumpParam> params;       ///< EIATTR_KPARAM_INFO, sorted by ordinal
+  std::vector<CuobjdumpParam> params;       ///< EIATTR_KPARAM_INFO or _V2, sorted by ordinal
   std::optional<std::uint32_t> max_threads;  ///< EIATTR_MAX_THREADS, x * y * z
 };
 
@@ -141,7 +143,8 @@ inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view
         std::uint64_t v = parse_hex(m[2].str());
         k.param_base = static_cast<std::uint32_t>(v & 0xffff);
         k.param_size = static_cast<std::uint32_t>(v >> 16);
-      } else if (a.name == "EIATTR_KPARAM_INFO" && std::regex_search(a.value, m, kparam_re)) {
+      } else if ((a.name == "EIATTR_KPARAM_INFO" || a.name == "EIATTR_KPARAM_INFO_V2") &&
+                 std::regex_search(a.value, m, kparam_re)) {
         k.params.push_back({static_cast<std::uint32_t>(parse_hex(m[1].str())), static_cast<std::uint32_t>(parse_hex(m[2].str())),
                             static_cast<std::uint32_t>(parse_hex(m[3].str()))});
       } else if (a.name == "EIATTR_MAX_THREADS" && std::regex_match(a.value, m, three_hex_re)) {
@@ -157,6 +160,43 @@ inline std::map<std::string, CuobjdumpKernel> cuobjdump_kernels(std::string_view
 inline std::map<std::string, CuobjdumpKernel> committed_cuobjdump_kernels(const std::string& stem) {
   return cuobjdump_kernels(
       launchlab::testing::read_file(launchlab::testing::lab_material("03_binary_containers/fixtures/" + stem + ".cubin.cuobjdump-elf.txt")));
+}
+
+/// The architectures of the large-parameter fixtures
+/// (03_binary_containers/fixtures/large_params/sm_NN/).
+inline constexpr int kLargeParamArchs[] = {80, 86, 89, 90, 100, 120};
+
+/// A file of the large-parameter fixtures: "large_params/sm_<arch>/<name>",
+/// relative to 03_binary_containers/fixtures.
+inline std::string large_param_file(int arch, const std::string& name) {
+  return "large_params/sm_" + std::to_string(arch) + "/" + name;
+}
+
+/// One large-parameter cubin: its architecture and its stem ("mixed").
+struct LargeParamCubin {
+  int arch = 0;
+  std::string stem;
+  /// "large_params/sm_80/mixed.cubin", relative to 03_binary_containers/fixtures.
+  std::string file() const { return large_param_file(arch, stem + ".cubin"); }
+};
+
+/// The stems whose cubins cuobjdump and nvdisasm listed on a GPU host
+/// (their listings lie beside them).
+inline const std::vector<std::string> kListedLargeParamStems = {"params_4352", "params_4356", "mixed"};
+
+/// The cubins of these stems, on every architecture.
+inline std::vector<LargeParamCubin> large_param_cubins(const std::vector<std::string>& stems = kListedLargeParamStems) {
+  std::vector<LargeParamCubin> cubins;
+  for (int arch : kLargeParamArchs) {
+    for (const auto& stem : stems) cubins.push_back({arch, stem});
+  }
+  return cubins;
+}
+
+/// What `cuobjdump -elf` says about the large-parameter cubin <stem> of sm_<arch>.
+inline std::map<std::string, CuobjdumpKernel> committed_large_param_kernels(int arch, const std::string& stem) {
+  return cuobjdump_kernels(launchlab::testing::read_file(launchlab::testing::lab_material(
+      "03_binary_containers/fixtures/" + large_param_file(arch, stem + ".cubin.cuobjdump-elf.txt"))));
 }
 
 }  // namespace launchlab::cubin_fixtures

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -178,6 +179,56 @@ TEST(Nvdisasm, EveryInstructionOfTheFixtures) {
       return functions;
     }()) << "parse_nvdisasm(the output of `nvdisasm " << stem
          << ".cubin`): every function's name, architecture and instructions, each at its address";
+  }
+}
+
+// EIATTR_PARAM_CBANK as nvdisasm prints it in each `.nv.info.NAME`
+// section, against what cuobjdump -elf prints for the same cubins: this
+// lab's fixtures, and chapter 03's large-parameter cubins (03's
+// fixtures/large_params/), whose base moves to 0x1a80 on sm_80 to sm_89.
+TEST(Nvdisasm, ParamBanksMatchCuobjdumpElf) {
+  auto record_banks = [](const std::string& cubin, const std::string& listing, [[maybe_unused]] const std::string& elf) {
+    RECORD_EQ(nvdisasm_param_banks(listing), truth_param_banks(elf))
+        << "nvdisasm_param_banks(the output of `nvdisasm " << cubin
+        << "`): each kernel's base and size, as `cuobjdump -elf` prints its EIATTR_PARAM_CBANK";
+  };
+  for (const auto& stem : cubin_stems()) {
+    record_banks(stem + ".cubin", fixture(stem + ".cubin.nvdisasm.txt"), fixture03(stem + ".cubin.cuobjdump-elf.txt"));
+  }
+  for (const auto& large : large_param_cubins()) {
+    const std::string cubin = large.file();
+    record_banks(cubin, fixture03(cubin + ".nvdisasm.txt"), fixture03(cubin + ".cuobjdump-elf.txt"));
+  }
+  RECORD_EQ(nvdisasm_param_banks(fixture("vadd.sm_90.cubin.cuobjdump-sass.txt")).size(), 0u)
+      << "nvdisasm_param_banks(the output of `cuobjdump -sass vadd.sm_90.cubin`, which prints no .nv.info): how many";
+}
+
+TEST(Nvdisasm, MalformedParamCbankThrows) {
+  const std::string head =
+      "\t.section\t.nv.info.k,\"\",@\"SHT_CUDA_INFO\"\n"
+      "\t//----- nvinfo : EIATTR_PARAM_CBANK\n"
+      "        /*000c*/ \t.byte\t0x04, 0x0a\n"
+      "        /*000e*/ \t.short\t(.L_1 - .L_0)\n"
+      ".L_0:\n"
+      "        /*0010*/ \t.word\tindex@(.nv.constant0.k)\n";
+  struct Malformed {
+    std::string what, text;
+    Expected<std::string> line;
+  };
+  const std::vector<Malformed> cases = {
+      {"a base and no size, then the text ends", head + "        /*0014*/ \t.short\t0x1a80\n",
+       LAUNCHLAB_EXPECTED(std::string("line 7"))},
+      {"a base and no size, then the next record",
+       head + "        /*0014*/ \t.short\t0x1a80\n\t//----- nvinfo : EIATTR_CBANK_PARAM_SIZE\n",
+       LAUNCHLAB_EXPECTED(std::string("line 8"))},
+      {"a size that is not a hexadecimal number", head + "        /*0014*/ \t.short\t0x1a80\n        /*0016*/ \t.short\t28\n",
+       LAUNCHLAB_EXPECTED(std::string("line 8"))},
+  };
+  for (const auto& c : cases) {
+    RECORD_SCOPE("nvdisasm_param_banks(a listing whose EIATTR_PARAM_CBANK has " + c.what + ":\n" + c.text + ")");
+    RECORD_THROWS(nvdisasm_param_banks(c.text), std::runtime_error);
+    const std::string message = lt::message_thrown<std::runtime_error>([&] { nvdisasm_param_banks(c.text); });
+    RECORD_CONTAINS(message, c.line) << "the exception's message names the line";
   }
 }
 

@@ -20,6 +20,7 @@ json record_value(const MemoryCounts& m) {
           {"shared_loads", m.shared_loads},     {"shared_stores", m.shared_stores}, {"local_loads", m.local_loads},
           {"local_stores", m.local_stores},     {"constant_loads", m.constant_loads}};
 }
+json record_value(const ParamBank& b) { return {{"base", hex(b.base)}, {"size", b.size}}; }
 json record_value(const RegisterUse& u) {
   return {{"general", u.general}, {"uniform", u.uniform}, {"predicates", u.predicates},
           {"uniform_predicates", u.uniform_predicates}};
@@ -227,14 +228,34 @@ std::vector<TruthInstruction> of_function(const std::vector<TruthInstruction>& a
   return out;
 }
 
+std::map<std::string, sass::ParamBank> truth_param_banks(std::string_view cuobjdump_elf) {
+  static const std::regex value_re(R"(^0x[0-9a-f]+ 0x([0-9a-f]+)\b.*$)");
+  const std::string kInfoPrefix = ".nv.info.";
+  std::map<std::string, sass::ParamBank> banks;
+  for (const auto& [section, attributes] : cubin_fixtures::cuobjdump_nv_info(cuobjdump_elf)) {
+    if (section.rfind(kInfoPrefix, 0) != 0) continue;
+    for (const auto& a : attributes) {
+      std::smatch m;
+      if (a.name != "EIATTR_PARAM_CBANK" || !std::regex_match(a.value, m, value_re)) continue;
+      const auto packed = std::stoul(m[1].str(), nullptr, 16);
+      banks[section.substr(kInfoPrefix.size())] = {static_cast<std::uint32_t>(packed & 0xffff),
+                                                   static_cast<std::uint32_t>(packed >> 16)};
+    }
+  }
+  return banks;
+}
+
 // Every c[0x0][X] of each instruction, in order, mapped onto the parameters.
 std::vector<sass::ParamRead> truth_reads(const std::vector<TruthInstruction>& lines, std::uint32_t base,
                                          const std::vector<sass::ParamSlot>& params) {
-  static const std::regex c_re(R"(\bc\[0x0\]\[0x([0-9a-f]+)\])");
+  static const std::regex c_re(R"(\bc\[0x0\]\[(-?)0x([0-9a-f]+)\])");
+  // The listings print the 16-bit offset signed.
+  constexpr std::uint32_t kBankOffsetSpan = 0x10000;
   std::vector<sass::ParamRead> reads;
   for (const auto& t : lines) {
     for (auto it = std::sregex_iterator(t.text.begin(), t.text.end(), c_re); it != std::sregex_iterator(); ++it) {
-      std::uint32_t offset = static_cast<std::uint32_t>(std::stoul((*it)[1].str(), nullptr, 16));
+      std::uint32_t offset = static_cast<std::uint32_t>(std::stoul((*it)[2].str(), nullptr, 16));
+      if ((*it)[1].length()) offset = kBankOffsetSpan - offset;
       if (offset < base) continue;
       for (std::size_t i = 0; i < params.size(); ++i) {
         if (offset - base >= params[i].offset && offset - base < params[i].offset + params[i].size) {

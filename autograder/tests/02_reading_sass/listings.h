@@ -29,11 +29,13 @@ nlohmann::json record_value(const ConstantOperand& operand);
 nlohmann::json record_value(const ParamRead& read);
 nlohmann::json record_value(const MemoryCounts& counts);
 nlohmann::json record_value(const RegisterUse& use);
+nlohmann::json record_value(const ParamBank& bank);
 
 }  // namespace launchlab::sass
 
 namespace launchlab::sass_tests {
 using cubin_fixtures::cubin_stems;
+using cubin_fixtures::large_param_cubins;
 using cubin_fixtures::stem_arch;
 
 /// A committed fixture of this lab: labs/02_reading_sass/fixtures/<name>.
@@ -97,9 +99,14 @@ std::string truth_mnemonic(const std::string& text);
 /// The instruction lines of one function.
 std::vector<TruthInstruction> of_function(const std::vector<TruthInstruction>& all, const std::string& name);
 /// Every c[0x0][X] operand of each line, in order, that falls in one of
-/// the parameters (X - base inside [offset, offset + size)).
+/// the parameters (X - base inside [offset, offset + size)); a printed
+/// c[0x0][-0xN] is X = 0x10000 - N.
 std::vector<sass::ParamRead> truth_reads(const std::vector<TruthInstruction>& lines, std::uint32_t base,
                                          const std::vector<sass::ParamSlot>& params);
+
+/// EIATTR_PARAM_CBANK of each kernel that has one, from `cuobjdump -elf`
+/// output ("Value: 0x16 0x7ffc0210": the size above the base).
+std::map<std::string, sass::ParamBank> truth_param_banks(std::string_view cuobjdump_elf);
 
 /// The registers `cuobjdump -res-usage` reports, by function name.
 std::map<std::string, int> truth_res_usage(std::string_view res_usage);

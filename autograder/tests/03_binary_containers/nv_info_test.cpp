@@ -154,25 +154,34 @@ TEST(NvInfo, MalformedSectionsThrow) {
   RECORD_EQ(decode_nv_info({}, 0).size(), 0u) << "decode_nv_info(no bytes, at offset 0): how many records";
 }
 
+// Records the kernels read_cubin found in `cubin` against what `cuobjdump
+// -elf` printed of it: `truth` reads that printout, and is called in the
+// expected half of the records only.
+template <class Truth>
+void record_kernels_as_cuobjdump_prints(const CubinInfo& info, const std::string& cubin, [[maybe_unused]] Truth truth) {
+  RECORD_EQ(sorted_kernel_names(info), [&] {
+    std::vector<std::string> expected;
+    for (const auto& [name, k] : truth()) expected.push_back(name);
+    return expected;
+  }()) << "its kernels' names, sorted, as `cuobjdump -elf " << cubin << "` prints them";
+  for (const auto& k : info.kernels) {
+    RECORD_EQ(facts_of(k), [&] {
+      const auto kernels = truth();
+      auto it = kernels.find(k.name);
+      return it == kernels.end() ? KernelFacts{} : facts_of(it->second);
+    }()) << "the kernel " << k.name << ": EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_PARAM_CBANK, "
+         << "EIATTR_KPARAM_INFO (or EIATTR_KPARAM_INFO_V2, attribute 0x45) and EIATTR_MAX_THREADS, as `cuobjdump -elf "
+         << cubin << "` prints them";
+  }
+}
+
 TEST(Kernels, AgreeWithCuobjdumpElf) {
   for (const auto& stem : cubin_stems()) {
     RECORD_SCOPE(read_cubin_of(stem));
     const auto file = bytes_of(cubin_path(stem));
     CubinInfo info = read_cubin(read_elf(file));
     RECORD_EQ(info.arch, stem_arch(stem)) << "its arch";
-    RECORD_EQ(sorted_kernel_names(info), [&] {
-      std::vector<std::string> expected;
-      for (const auto& [name, k] : cubin_fixtures::committed_cuobjdump_kernels(stem)) expected.push_back(name);
-      return expected;
-    }()) << "its kernels' names, sorted, as `cuobjdump -elf " << stem << ".cubin` prints them";
-    for (const auto& k : info.kernels) {
-      RECORD_EQ(facts_of(k), [&] {
-        auto truth = cubin_fixtures::committed_cuobjdump_kernels(stem);
-        auto it = truth.find(k.name);
-        return it == truth.end() ? KernelFacts{} : facts_of(it->second);
-      }()) << "the kernel " << k.name << ": EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_PARAM_CBANK, "
-           << "EIATTR_KPARAM_INFO and EIATTR_MAX_THREADS, as `cuobjdump -elf " << stem << ".cubin` prints them";
-    }
+    record_kernels_as_cuobjdump_prints(info, stem + ".cubin", [&] { return cubin_fixtures::committed_cuobjdump_kernels(stem); });
   }
 }
 
@@ -180,44 +189,65 @@ TEST(Kernels, AgreeWithCuobjdumpElf) {
 // architecture of the course (fixtures/large_params/README.md): `big` with
 // 4,352 bytes of parameters (EIATTR_KPARAM_INFO) and with 4,356 (attribute
 // 0x45, EIATTR_KPARAM_INFO_V2), and the mixed kernels (a 12-byte one beside
-// lists of 4,353 to 32,764 bytes). The truth is the PTX of the same source,
-// committed beside them, and the base chapter 03's table gives.
-TEST(Kernels, LargeParameterListsOnEveryArchitecture) {
-  for (int arch : {80, 86, 89, 90, 100, 120}) {
-    for (const std::string stem : {"params_4352", "params_4356", "mixed"}) {
-      const std::string cubin = "large_params/sm_" + std::to_string(arch) + "/" + stem + ".cubin";
-      RECORD_SCOPE("read_cubin(read_elf(the bytes of " + cubin + "))");
-      const auto file = bytes_of(fixture_path(cubin));
-      CubinInfo info = read_cubin(read_elf(file));
-      RECORD_EQ(sorted_kernel_names(info), [&] {
-        std::vector<std::string> expected;
-        for (const auto& [name, params] : ptx_params(fixture_text("large_params/" + stem + ".ptx"))) expected.push_back(name);
-        return expected;
-      }()) << "its kernels' names, sorted: the entries of large_params/" << stem << ".ptx";
-      for (const auto& k : info.kernels) {
-        RECORD_SCOPE("the kernel " + k.name);
-        RECORD_EQ(k.params, [&] {
-          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
-          return ptx.count(k.name) ? ptx.at(k.name) : std::vector<KernelParam>{};
-        }()) << "its parameters (from EIATTR_KPARAM_INFO, or from attribute 0x45 past 4,352 bytes): each at the next "
-                "multiple of its alignment, as the PTX declares them";
-        RECORD_EQ(k.param_size, [&] {
-          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
-          const auto& params = ptx[k.name];
-          return params.empty() ? 0u : params.back().offset + params.back().size;
-        }()) << "its param_size (EIATTR_PARAM_CBANK): where the last PTX parameter ends";
-        RECORD_EQ(Hex{k.param_base}, [&] {
-          // Chapter 03's table (measured with nvcc 13.0): up to 4,352 bytes
-          // 0x160, 0x210, 0x380 by architecture; past them 0x1a80 up to sm_89.
-          auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
-          const auto& params = ptx[k.name];
-          const std::uint32_t total = params.empty() ? 0u : params.back().offset + params.back().size;
-          if (arch < 90) return Hex{total > 4352 ? 0x1a80u : 0x160u};
-          return Hex{arch < 100 ? 0x210u : 0x380u};
-        }()) << "its param_base (EIATTR_PARAM_CBANK): on sm_" << arch << ", for " << k.param_size << " bytes of parameters";
-      }
-    }
+// lists of 4,353 to 32,764 bytes), and reads_32009 (32,009 bytes). The truth
+// is the PTX of the same source, committed beside them, and the base
+// chapter 03's table gives.
+//
+// Calls record(arch, stem, cubin, info) with read_cubin's reading of each
+// cubin of these stems, in a record scope that names it.
+template <class Record>
+void ForEachLargeParamCubin(const std::vector<std::string>& stems, Record&& record) {
+  for (const auto& large : cubin_fixtures::large_param_cubins(stems)) {
+    const std::string cubin = large.file();
+    RECORD_SCOPE("read_cubin(read_elf(the bytes of " + cubin + "))");
+    const auto file = bytes_of(fixture_path(cubin));
+    record(large.arch, large.stem, cubin, read_cubin(read_elf(file)));
   }
+}
+
+TEST(Kernels, LargeParameterListsOnEveryArchitecture) {
+  std::vector<std::string> stems = cubin_fixtures::kListedLargeParamStems;
+  stems.push_back("reads_32009");
+  ForEachLargeParamCubin(stems, [](int arch, const std::string& stem, const std::string&, const CubinInfo& info) {
+    RECORD_EQ(sorted_kernel_names(info), [&] {
+      std::vector<std::string> expected;
+      for (const auto& [name, params] : ptx_params(fixture_text("large_params/" + stem + ".ptx"))) expected.push_back(name);
+      return expected;
+    }()) << "its kernels' names, sorted: the entries of large_params/" << stem << ".ptx";
+    for (const auto& k : info.kernels) {
+      RECORD_SCOPE("the kernel " + k.name);
+      RECORD_EQ(k.params, [&] {
+        auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+        return ptx.count(k.name) ? ptx.at(k.name) : std::vector<KernelParam>{};
+      }()) << "its parameters (from EIATTR_KPARAM_INFO, or from attribute 0x45 past 4,352 bytes): each at the next "
+              "multiple of its alignment, as the PTX declares them";
+      RECORD_EQ(k.param_size, [&] {
+        auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+        const auto& params = ptx[k.name];
+        return params.empty() ? 0u : params.back().offset + params.back().size;
+      }()) << "its param_size (EIATTR_PARAM_CBANK): where the last PTX parameter ends";
+      RECORD_EQ(Hex{k.param_base}, [&] {
+        // Chapter 03's table (measured with nvcc 13.0): up to 4,352 bytes
+        // 0x160, 0x210, 0x380 by architecture; past them 0x1a80 up to sm_89.
+        auto ptx = ptx_params(fixture_text("large_params/" + stem + ".ptx"));
+        const auto& params = ptx[k.name];
+        const std::uint32_t total = params.empty() ? 0u : params.back().offset + params.back().size;
+        if (arch < 90) return Hex{total > 4352 ? 0x1a80u : 0x160u};
+        return Hex{arch < 100 ? 0x210u : 0x380u};
+      }()) << "its param_base (EIATTR_PARAM_CBANK): on sm_" << arch << ", for " << k.param_size << " bytes of parameters";
+    }
+  });
+}
+
+// The same cubins against what `cuobjdump -elf` printed of them on a GPU
+// host (committed beside them; reads_32009 is not listed yet): every kernel's registers, frame, parameter
+// base and size, and each parameter's ordinal, offset and size as cuobjdump
+// reads records 0x17 and 0x45.
+TEST(Kernels, LargeParameterListsAgreeWithCuobjdumpElf) {
+  ForEachLargeParamCubin(cubin_fixtures::kListedLargeParamStems, []([[maybe_unused]] int arch, [[maybe_unused]] const std::string& stem,
+                                                    const std::string& cubin, const CubinInfo& info) {
+    record_kernels_as_cuobjdump_prints(info, cubin, [&] { return cubin_fixtures::committed_large_param_kernels(arch, stem); });
+  });
 }
 
 // One fresh build with ptxas -v, its PTX kept: nvcc -cubin --keep (built

@@ -3,8 +3,9 @@
 //
 // Compiled with -DPARAM_BYTES=N, `big` takes exactly N bytes of parameters
 // (N a multiple of 4, at most 32,764) and reads the first and the last word,
-// so that the SASS shows where both sit in constant bank 0. Without
-// PARAM_BYTES, the file holds the mixed kernels below instead.
+// so that the SASS shows where both sit in constant bank 0. Compiled with
+// -DREADS_32009, the file holds `reads_32009` alone; without either, the
+// mixed kernels below.
 
 struct Words4 {
   int words[4];
@@ -22,6 +23,25 @@ __device__ int sink[2];
 extern "C" __global__ void big(Blob blob) {
   sink[0] = blob.words[0];
   sink[1] = blob.words[PARAM_BYTES / 4 - 1];
+}
+
+#elif defined(READS_32009)
+
+struct Blob {
+  int words[8000];
+};
+
+__device__ int sink[2];
+__device__ double sink_double;
+
+// 32,009 bytes: a 32,000-byte blob, a double at 32,000 and a char at
+// 32,008, each read once, so that the SASS shows reads at +0, +32000 and
+// +32008 of the list. Past bank offset 0x8000 on every architecture but
+// sm_90 (0x210 + 32,008 = 0x7f18), where cuobjdump prints them negative.
+extern "C" __global__ void reads_32009(Blob blob, double d, char c) {
+  sink[0] = blob.words[0];
+  sink_double = d;
+  sink[1] = c;
 }
 
 #else

@@ -5,18 +5,20 @@
 #
 # Compiles large_params.cu (next to this script) for sm_80, sm_86, sm_89,
 # sm_90, sm_100 and sm_120: once for each parameter size in SIZES (the
-# kernel `big`, exactly that many bytes of parameters) and once for the
-# mixed kernels. For every cubin it keeps the raw .nv.info sections
+# kernel `big`, exactly that many bytes of parameters), once for the mixed
+# kernels and once for `reads_32009` (a 32,009-byte list read at +0,
+# +32000 and +32008). For every cubin it keeps the raw .nv.info sections
 # (readelf -x) and, where the tools exist, `cuobjdump -elf`, `cuobjdump
 # -sass` and `nvdisasm`; where none of those exist (a machine with nvcc
 # alone) it still makes the cubins. Everything goes under OUTDIR:
 #
 #   OUTDIR/TOOLS.txt                      nvcc, cuobjdump, nvdisasm, readelf versions
 #   OUTDIR/log.txt                        every command with its exit status
-#   OUTDIR/params_SIZE.ptx, mixed.ptx     the PTX of each (its parameter lines are the
-#                                         same for every architecture)
+#   OUTDIR/params_SIZE.ptx, mixed.ptx,    the PTX of each (its parameter lines are the
+#   OUTDIR/reads_32009.ptx                same for every architecture)
 #   OUTDIR/sm_NN/params_SIZE.cubin        `big` with SIZE bytes of parameters
 #   OUTDIR/sm_NN/mixed.cubin              the mixed kernels
+#   OUTDIR/sm_NN/reads_32009.cubin        reads_32009
 #   OUTDIR/sm_NN/X.cubin.nv-info.hex.txt  readelf -x of each .nv.info section
 #   OUTDIR/sm_NN/X.cubin.cuobjdump-elf.txt, .cuobjdump-sass.txt, .nvdisasm.txt
 #   OUTDIR/sm_NN/X.cubin.inspect.txt      `$INSPECT cubin X.cubin`, when INSPECT is set
@@ -135,6 +137,7 @@ for size in "${sizes[@]}"; do
   run - "$nvcc" -ptx -arch="compute_${archs[0]}" -DPARAM_BYTES="$size" -o "$out/params_$size.ptx" "$source_file"
 done
 run - "$nvcc" -ptx -arch="compute_${archs[0]}" -o "$out/mixed.ptx" "$source_file"
+run - "$nvcc" -ptx -arch="compute_${archs[0]}" -DREADS_32009 -o "$out/reads_32009.ptx" "$source_file"
 
 cubins=()
 for arch in "${archs[@]}"; do
@@ -146,6 +149,8 @@ for arch in "${archs[@]}"; do
   done
   cubin=$dir/mixed.cubin
   run - "$nvcc" -cubin -arch="sm_$arch" -o "$cubin" "$source_file" && cubins+=("$cubin")
+  cubin=$dir/reads_32009.cubin
+  run - "$nvcc" -cubin -arch="sm_$arch" -DREADS_32009 -o "$cubin" "$source_file" && cubins+=("$cubin")
 done
 
 for cubin in "${cubins[@]}"; do list_cubin "$cubin"; done
