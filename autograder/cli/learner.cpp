@@ -327,14 +327,21 @@ std::string course_progress_bar(const Context& ctx, const std::vector<Lab>& labs
 }
 
 int command_list(const Context& ctx, const std::vector<Lab>& labs) {
-  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(40)
-            << "best" << "last\n";
+  std::vector<std::pair<std::string, std::string>> runs;  // best and last, per lab
+  std::size_t best_width = std::string("not tried yet").size();
   for (const auto& lab : labs) {
     const auto progress = read_progress(progress_dir(ctx), lab.slug);
-    const std::string best = progress.best ? describe(*progress.best) : "not tried yet";
-    const std::string last = progress.last ? describe(*progress.last) : "";
-    std::cout << std::left << std::setw(4) << lab.number() << std::setw(24) << lab.slug << std::setw(44)
-              << lab.title.substr(0, 42) << std::setw(40) << best << last << "\n";
+    runs.emplace_back(progress.best ? describe(*progress.best) : "not tried yet",
+                      progress.last ? describe(*progress.last) : "");
+    best_width = std::max(best_width, runs.back().first.size());
+  }
+  // The best column as wide as its widest entry, so that last never runs into it.
+  const int column = static_cast<int>(best_width) + 2;
+  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(column)
+            << "best" << "last\n";
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    std::cout << std::left << std::setw(4) << labs[i].number() << std::setw(24) << labs[i].slug << std::setw(44)
+              << labs[i].title.substr(0, 42) << std::setw(column) << runs[i].first << runs[i].second << "\n";
   }
   std::cout << "\n" << course_progress_bar(ctx, labs, detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR)) << "\n"
             << "\n`launchlab test NN` runs a lab's tests and `launchlab grade` every lab's (both are kept here); the "
