@@ -1,7 +1,9 @@
 // `launchlab inspect`: the tools the learner's labs become, built with the
-// build's progress shown, and never run on a lab that is still its starter.
+// build's progress shown, and never run on a lab that is still its starter
+// (help, a tool's or the list's, is always given).
 #include "inspect_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -12,6 +14,7 @@
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/stages.h"
 #include "launchlab/cli/versions.h"
+#include "learner.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -33,17 +36,26 @@ std::vector<std::string> labs_run_by(const fs::path& root, const std::string& sl
   return labs;
 }
 
-/// Whether every student file of the lab is as the course's last commit has
-/// it (the starter, untouched); false when that cannot be told.
-bool still_the_starter(const fs::path& root, const Lab& lab) {
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(20);
-  for (const auto& file : lab.student_files) {
-    const std::string path = "labs/" + lab.slug + "/" + file;
-    RunOutcome shown = run_limited({"git", "-C", root.string(), "show", "HEAD:" + path}, {}, {}, limits);
-    if (!shown.exited_cleanly() || shown.output != read_text(root / path)) return false;
+/// Whether every student file of the lab is still the course's starter
+/// (find_starters: not the learner's last commit, which may hold their
+/// work); false when that cannot be told.
+bool still_the_starter(const Context& ctx, const Lab& lab) {
+  try {
+    const Starters starters = find_starters(ctx, lab);
+    for (const auto& [path, text] : starters.files) {
+      if (read_text(path) != text) return false;
+    }
+    return !starters.files.empty();
+  } catch (const std::exception&) {
+    return false;
   }
-  return !lab.student_files.empty();
+}
+
+/// Whether the arguments ask a tool (or the tools' list) for help, which
+/// answers the same whatever state the labs are in.
+bool asks_for_help(const std::vector<std::string>& args) {
+  return args.empty() || args.front() == "help" ||
+         std::any_of(args.begin(), args.end(), [](const std::string& arg) { return arg == "--help" || arg == "-h"; });
 }
 
 /// The lab of a tool, from the tools' own list: "  qmd  ... (lab 07_qmd)".
@@ -79,13 +91,13 @@ std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, 
   }
   const fs::path program = build / "autograder" / "inspect" / "launchlab-inspect";
   const bool reference_build = read_text(build / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
-  if (!args.empty() && !reference_build) {
+  if (!asks_for_help(args) && !reference_build) {
     if (const std::string slug = lab_of_tool(program, args.front()); !slug.empty()) {
       const std::vector<Lab> labs = load_course(root);
       for (const auto& used : labs_run_by(root, slug)) {
         const auto lab = find_lab(labs, used);
         if (!lab) continue;
-        if (still_the_starter(root, *lab)) {
+        if (still_the_starter(Context{root, build}, *lab)) {
           std::cout << "launchlab inspect " << args.front() << " runs your lab " << lab->number() << " (" << lab->slug
                     << "), which is still its starter: what it printed would be the starter's zeros and placeholders.\n"
                     << "Solve lab " << lab->number() << " first (`launchlab test " << lab->number() << "`).\n";

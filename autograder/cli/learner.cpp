@@ -4,14 +4,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/expectations.h"
+#include "launchlab/grader/process.h"
+#include "launchlab/grader/stages.h"
+#include "student_edition.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -52,8 +58,20 @@ void keep_progress(const Context& ctx, const std::function<void()>& write) {
 
 namespace {
 
-int hints_seen(const Context& ctx, const Lab& lab) {
-  return std::clamp(read_progress(progress_dir(ctx), lab.slug).hints_seen, 0, static_cast<int>(lab.hints.size()));
+/// The numbers of the lab's hints shown so far, those the lab still has.
+std::set<int> hints_shown(const Context& ctx, const Lab& lab) {
+  std::set<int> shown = read_progress(progress_dir(ctx), lab.slug).hints_shown;
+  std::erase_if(shown, [&](int number) { return number > static_cast<int>(lab.hints.size()); });
+  return shown;
+}
+
+/// The lowest-numbered hint not shown yet; nothing when all were.
+std::optional<int> next_hint(const Context& ctx, const Lab& lab) {
+  const std::set<int> shown = hints_shown(ctx, lab);
+  for (int number = 1; number <= static_cast<int>(lab.hints.size()); ++number) {
+    if (!shown.count(number)) return number;
+  }
+  return std::nullopt;
 }
 
 /// Shows hint `number` (from 1) of the lab, saying which test it helps with when one is named.
@@ -63,11 +81,11 @@ void print_hint(std::ostream& out, const Lab& lab, int number, const std::string
       << lab.hints[static_cast<std::size_t>(number - 1)] << "\n";
 }
 
-/// Remembers that the learner has seen the hints up to `number`: `launchlab
-/// hint` goes on from the furthest one seen.
+/// Remembers that hint `number` was shown: `launchlab hint` goes on with
+/// the hints not shown yet.
 void remember_hint(const Context& ctx, const Lab& lab, int number) {
-  if (number <= hints_seen(ctx, lab)) return;
-  keep_progress(ctx, [&] { record_hints_seen(progress_dir(ctx), lab.slug, number); });
+  if (hints_shown(ctx, lab).count(number)) return;
+  keep_progress(ctx, [&] { record_hint_shown(progress_dir(ctx), lab.slug, number); });
 }
 
 /// After a failing run: the hint the first failing test names (the latest
@@ -79,11 +97,12 @@ void show_hint_after_failure(const Context& ctx, const Lab& lab, const std::stri
     print_hint(out, lab, test->hint, failed_test);
     remember_hint(ctx, lab, test->hint);
   } else {
-    const int number = std::max(1, hints_seen(ctx, lab));
+    const std::set<int> shown = hints_shown(ctx, lab);
+    const int number = shown.empty() ? 1 : *shown.rbegin();
     print_hint(out, lab, number);
     remember_hint(ctx, lab, number);
   }
-  if (hints_seen(ctx, lab) < static_cast<int>(lab.hints.size())) {
+  if (next_hint(ctx, lab)) {
     out << "(`launchlab hint " << lab.number() << "` shows the next one.)\n";
   }
 }
@@ -105,6 +124,25 @@ void print_message(std::ostream& out, const std::string& text, std::size_t max_l
   if (cut > 0) out << prefix << "(" << cut << " more line" << (cut == 1 ? "" : "s") << " cut" << more << ")\n";
 }
 
+/// A crashed test's message with its program's last output starting where
+/// the test's own output does (its `[ RUN ]` line), not with what the
+/// program printed before it (GoogleTest's filter note, cut in the middle).
+std::string from_the_tests_own_output(const std::string& message) {
+  constexpr std::string_view kLastOutput = "Its last output:\n";
+  const std::size_t output = message.find(kLastOutput);
+  if (output == std::string::npos) return message;
+  const std::size_t start = output + kLastOutput.size();
+  const std::size_t run = message.rfind("[ RUN      ]");
+  if (run != std::string::npos && run >= start) return message.substr(0, start) + message.substr(run);
+  // No test started: drop only the filter note, the line every run begins with.
+  std::istringstream lines(message.substr(start));
+  std::string kept = message.substr(0, start);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("Google Test filter = ") == std::string::npos) kept += line + "\n";
+  }
+  return kept;
+}
+
 /// Whether a test's name is one that `--only` asked for: the whole name
 /// (Suite.Test), or a suite and its tests (Suite.*).
 bool asked_for(const std::string& name, const std::vector<std::string>& only) {
@@ -119,36 +157,68 @@ bool asked_for(const std::string& name, const std::vector<std::string>& only) {
 
 namespace {
 
+/// The need of a test or sanitizer check (by its row's name) that this
+/// machine does not meet; nothing when it can run here, or when the lab has
+/// no such row.
+std::optional<std::string> unmet_need_of(const Lab& lab, const std::string& name, const Capabilities& capabilities) {
+  std::optional<LabTest> test;
+  for (const auto& candidate : lab.tests) {
+    if (candidate.name == name) test = candidate;
+  }
+  // A sanitizer check's row is its test's name and the tool.
+  for (const auto& check : lab.sanitizer_checks()) {
+    if (check.name() != name) continue;
+    for (const auto& candidate : lab.tests) {
+      if (candidate.name == check.test) test = candidate;
+    }
+    if (test) test->needs.push_back("compute-sanitizer");
+  }
+  return test ? capabilities.unmet_need(*test) : std::nullopt;
+}
+
+/// Each text once, in the order first met.
+void add_once(std::vector<std::string>& texts, const std::string& text) {
+  if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+}
+
 /// What the tests that could not run here lack, each said once: a machine
 /// without a GPU and without an open-gpu-doc checkout is told both.
 std::string lacking_here(const Lab& lab, const std::vector<TestResult>& results, const Capabilities& capabilities) {
   std::vector<std::string> lacks;
-  auto add = [&](const std::string& what) {
-    if (std::find(lacks.begin(), lacks.end(), what) == lacks.end()) lacks.push_back(what);
-  };
   for (const auto& result : results) {
     if (result.status == TestStatus::passed || result.status == TestStatus::failed) continue;
-    std::optional<LabTest> test;
-    for (const auto& candidate : lab.tests) {
-      if (candidate.name == result.name) test = candidate;
-    }
-    // A sanitizer check's row is its test's name and the tool.
-    for (const auto& check : lab.sanitizer_checks()) {
-      if (check.name() != result.name) continue;
-      for (const auto& candidate : lab.tests) {
-        if (candidate.name == check.test) test = candidate;
-      }
-      if (test) test->needs.push_back("compute-sanitizer");
-    }
-    const std::optional<std::string> need = test ? capabilities.unmet_need(*test) : std::nullopt;
-    add(need ? capabilities.what_lacks(*need) : "a reference run the course could judge here");
+    const std::optional<std::string> need = unmet_need_of(lab, result.name, capabilities);
+    add_once(lacks, need ? capabilities.what_lacks(*need) : "a reference run the course could judge here");
   }
   std::string text;
   for (const auto& what : lacks) text += (text.empty() ? "" : "; ") + what;
   return text;
 }
 
+/// A need as a score names it: a GPU is "a GPU", a tool its own name.
+std::string need_in_a_word(const std::string& need) { return need == "gpu" ? "a GPU" : need; }
+
 }  // namespace
+
+LabScore score_of(const Lab& lab, const std::vector<TestResult>& results, const Capabilities& capabilities) {
+  LabScore score;
+  for (const auto& result : results) {
+    score.points += result.points;
+    if (result.status == TestStatus::passed || result.status == TestStatus::failed) {
+      score.gradable += result.max_points;
+      continue;
+    }
+    score.not_gradable += result.max_points;
+    if (auto need = unmet_need_of(lab, result.name, capabilities)) add_once(score.needs, need_in_a_word(*need));
+  }
+  return score;
+}
+
+void record_grade(const Context& ctx, const std::vector<LabResult>& graded, const Capabilities& capabilities) {
+  for (const auto& lab : graded) {
+    keep_progress(ctx, [&] { record_run(progress_dir(ctx), lab.lab.slug, score_of(lab.lab, lab.tests, capabilities)); });
+  }
+}
 
 int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostream& out) {
   std::erase_if(lab.tests, [&](const LabTest& test) { return !asked_for(test.name, options.only); });
@@ -181,7 +251,6 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
   auto results = run_lab_tests(lab, {ctx.build / "tests" / target, ctx.build / "tests" / lab.reference_binary_name()},
                                capabilities, ctx.build / "run" / target, settings);
 
-  LabScore score;
   std::optional<std::string> first_failure;
   int failures = 0;
   out << "\n" << lab.slug << " — " << lab.title << (options.solution ? " (the solution)" : "") << "\n\n";
@@ -197,17 +266,15 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
     if (!in_full && !failed && result.status != TestStatus::passed) out << "  " << to_string(result.status);
     out << "\n";
     if (in_full && result.status != TestStatus::passed) {
-      print_message(out, result.message, options.verbose ? kVerboseMessageLines : kShortMessageLines,
+      print_message(out, from_the_tests_own_output(result.message), options.verbose ? kVerboseMessageLines : kShortMessageLines,
                     options.verbose ? "" : "; " + verbose_command + " shows more");
     }
     if (failed) {
       ++failures;
       if (!first_failure) first_failure = result.name;
     }
-    score.points += result.points;
-    if (result.status == TestStatus::passed || failed) score.gradable += result.max_points;
-    else score.not_gradable += result.max_points;
   }
+  const LabScore score = score_of(lab, results, capabilities);
   out << "\nScore: " << score.points << "/" << score.gradable;
   if (score.not_gradable) {
     out << " (" << score.not_gradable << " more points need what this machine lacks: "
@@ -228,22 +295,145 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
   return first_failure ? 1 : 0;
 }
 
-std::string course_progress_bar(const Context& ctx, const std::vector<Lab>& labs) {
-  int full = 0, best_points = 0, total_points = 0;
+std::string course_progress_bar(const Context& ctx, const std::vector<Lab>& labs, const Capabilities& capabilities) {
+  int full = 0, best_points = 0, gradable_points = 0, total_points = 0;
   for (const auto& lab : labs) {
     total_points += lab.max_points();
     const LabProgress progress = read_progress(progress_dir(ctx), lab.slug);
-    if (!progress.best) continue;
-    best_points += progress.best->points;
-    if (progress.best->gradable > 0 && progress.best->points == progress.best->gradable) ++full;
+    if (progress.best) {
+      best_points += progress.best->points;
+      gradable_points += progress.best->gradable;
+      if (progress.best->gradable > 0 && progress.best->points == progress.best->gradable) ++full;
+      continue;
+    }
+    // A lab never run: what of it this machine could grade.
+    for (const auto& test : lab.tests) {
+      if (!unmet_need_of(lab, test.name, capabilities)) gradable_points += test.points;
+    }
+    for (const auto& check : lab.sanitizer_checks()) {
+      if (!unmet_need_of(lab, check.name(), capabilities)) gradable_points += check.points;
+    }
   }
   constexpr int kWidth = 30;
-  const int filled = total_points > 0 ? kWidth * best_points / total_points : 0;
+  const int filled = gradable_points > 0 ? kWidth * best_points / gradable_points : 0;
   std::ostringstream bar;
   bar << "Course: [" << std::string(static_cast<std::size_t>(filled), '#')
       << std::string(static_cast<std::size_t>(kWidth - filled), '.') << "] " << full << "/" << labs.size()
-      << " labs at full marks, " << best_points << "/" << total_points << " points (each lab's best run)";
+      << " labs at full marks, " << best_points << "/" << gradable_points << " points graded here (each lab's best run)";
+  if (total_points > gradable_points) {
+    bar << "; " << total_points - gradable_points << " more need what this machine lacks";
+  }
   return bar.str();
+}
+
+int command_list(const Context& ctx, const std::vector<Lab>& labs) {
+  std::vector<std::pair<std::string, std::string>> runs;  // best and last, per lab
+  std::size_t best_width = std::string("not tried yet").size();
+  for (const auto& lab : labs) {
+    const auto progress = read_progress(progress_dir(ctx), lab.slug);
+    runs.emplace_back(progress.best ? describe(*progress.best) : "not tried yet",
+                      progress.last ? describe(*progress.last) : "");
+    best_width = std::max(best_width, runs.back().first.size());
+  }
+  // The best column as wide as its widest entry, so that last never runs into it.
+  const int column = static_cast<int>(best_width) + 2;
+  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(column)
+            << "best" << "last\n";
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    std::cout << std::left << std::setw(4) << labs[i].number() << std::setw(24) << labs[i].slug << std::setw(44)
+              << labs[i].title.substr(0, 42) << std::setw(column) << runs[i].first << runs[i].second << "\n";
+  }
+  std::cout << "\n" << course_progress_bar(ctx, labs, detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR)) << "\n"
+            << "\n`launchlab test NN` runs a lab's tests and `launchlab grade` every lab's (both are kept here); the "
+               "chapter is chapters/<lab>/index.md (`launchlab docs` builds the site). Your progress is kept in "
+            << progress_dir(ctx).string() << ".\n";
+  return 0;
+}
+
+namespace {
+
+/// The output of a git command in the course, or nothing when it fails.
+std::optional<std::string> git_output(const Context& ctx, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git", "-C", ctx.root.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(30);
+  RunOutcome outcome = run_limited(argv, {}, {}, limits);
+  if (!outcome.exited_cleanly()) return std::nullopt;
+  return outcome.output;
+}
+
+/// The commit a clone of the course takes its starters from: the branch it
+/// was cloned from, or its own last commit when it has none.
+std::optional<std::string> course_starter_revision(const Context& ctx) {
+  for (const char* upstream : {"@{upstream}", "refs/remotes/origin/HEAD"}) {
+    if (auto name = git_output(ctx, {"rev-parse", "--verify", "--quiet", "--abbrev-ref", upstream})) {
+      while (!name->empty() && std::isspace(static_cast<unsigned char>(name->back()))) name->pop_back();
+      if (!name->empty()) return name;
+    }
+  }
+  if (git_output(ctx, {"rev-parse", "--verify", "--quiet", "HEAD"})) return "HEAD";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Starters find_starters(const Context& ctx, const Lab& lab) {
+  Starters starters;
+  if (is_student_edition(ctx.root)) {
+    starters.source = "the student edition's starters/";
+    for (const auto& file : lab.student_files) {
+      const fs::path kept = edition_starters_folder(ctx.root) / lab.slug / file;
+      if (!fs::is_regular_file(kept)) {
+        throw std::runtime_error("the student edition keeps no starter " + fs::relative(kept, ctx.root).string() +
+                                 " (export the edition again)");
+      }
+      starters.files.emplace_back(ctx.root / "labs" / lab.slug / file, read_text(kept));
+    }
+    return starters;
+  }
+  const std::optional<std::string> revision = course_starter_revision(ctx);
+  if (!revision) throw std::runtime_error("the course is not a git clone, so it has no starters to take");
+  starters.source = *revision == "HEAD" ? "the course's last commit" : *revision;
+  for (const auto& file : lab.student_files) {
+    const std::string path = "labs/" + lab.slug + "/" + file;
+    std::optional<std::string> text = git_output(ctx, {"show", *revision + ":" + path});
+    if (!text) throw std::runtime_error(starters.source + " has no " + path);
+    starters.files.emplace_back(ctx.root / path, std::move(*text));
+  }
+  return starters;
+}
+
+int command_reset(const Context& ctx, const Lab& lab, bool yes) {
+  std::string files;
+  for (const auto& file : lab.student_files) files += " " + file;
+  Starters starters;
+  try {
+    starters = find_starters(ctx, lab);
+  } catch (const std::exception& error) {
+    std::cout << "launchlab reset: " << error.what() << "; nothing was changed.\n";
+    return 1;
+  }
+  if (!yes) {
+    if (!isatty(STDIN_FILENO)) {
+      std::cout << "launchlab reset would put back the starter's" << files << " of " << lab.slug << " (from "
+                << starters.source << "), losing your changes; say --yes to do it without being asked.\n";
+      return 2;
+    }
+    std::cout << "Put back the starter's" << files << " of " << lab.slug << " from " << starters.source
+              << "? Your changes to them are lost. [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") {
+      std::cout << "Nothing was changed.\n";
+      return 1;
+    }
+  }
+  for (const auto& [path, text] : starters.files) write_file_atomically(path, text);
+  keep_progress(ctx, [&] { forget_runs(progress_dir(ctx), lab.slug); });
+  std::cout << "Put back the starter's" << files << " of " << lab.slug << " from " << starters.source
+            << " (your commits, if any, still hold your work).\n";
+  return 0;
 }
 
 int command_hint(const Context& ctx, const Lab& lab, bool all) {
@@ -252,14 +442,14 @@ int command_hint(const Context& ctx, const Lab& lab, bool all) {
     return 0;
   }
   if (lab.hints.empty()) return 0;
-  const int seen = hints_seen(ctx, lab);
-  if (seen >= static_cast<int>(lab.hints.size())) {
+  const std::optional<int> next = next_hint(ctx, lab);
+  if (!next) {
     std::cout << "You have seen all " << lab.hints.size() << " hints; `launchlab hint " << lab.number()
               << " --all` shows them again.\n";
     return 0;
   }
-  print_hint(std::cout, lab, seen + 1);
-  remember_hint(ctx, lab, seen + 1);
+  print_hint(std::cout, lab, *next);
+  remember_hint(ctx, lab, *next);
   return 0;
 }
 

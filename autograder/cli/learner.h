@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 
 namespace launchlab::cli {
@@ -53,12 +54,48 @@ constexpr std::size_t kVerboseMessageLines = 200;
 /// when something did or the lab did not compile, 2 when --only named no test.
 int test_lab(const Context& ctx, grader::Lab lab, const TestOptions& options, std::ostream& out);
 
+/// A run's score: its points, those it could grade, and those it could not
+/// with what they need (progress.h), from the lab's results on this machine.
+LabScore score_of(const grader::Lab& lab, const std::vector<grader::TestResult>& results,
+                  const grader::Capabilities& capabilities);
+
+/// Keeps each graded lab's score as a run of it: `launchlab grade` of the
+/// course's own labs is the learner's run too, and `list` shows it.
+void record_grade(const Context& ctx, const std::vector<grader::LabResult>& graded,
+                  const grader::Capabilities& capabilities);
+
 /// The course as a bar, from the progress records: how many labs are at
 /// full marks (of what could be graded where they ran), and the best runs'
-/// points over every lab's points.
-std::string course_progress_bar(const Context& ctx, const std::vector<grader::Lab>& labs);
+/// points over the points this machine can grade (for a lab never run, its
+/// tests whose needs are met here); the rest is said apart, never counted
+/// as missing.
+std::string course_progress_bar(const Context& ctx, const std::vector<grader::Lab>& labs,
+                                const grader::Capabilities& capabilities);
 
-/// `launchlab hint NN`: the next hint not yet seen (every hint with all).
+/// `launchlab list`: each lab with its best and last run (of `test` or
+/// `grade`), and the course's bar (course_progress_bar).
+int command_list(const Context& ctx, const std::vector<grader::Lab>& labs);
+
+/// Where lab's starters come from, and their texts by student file. In a
+/// student edition: the copy its export kept (edition_starters_folder). In a
+/// clone of the course: the branch it was cloned from (the current branch's
+/// upstream, else origin's default branch), so that the learner's own
+/// commits are never taken for the starter; in the course's own repository,
+/// which has neither, its last commit. Throws std::runtime_error, naming the
+/// file, when a starter cannot be found.
+struct Starters {
+  std::string source;  ///< said to the learner: "the student edition's starters/", "origin/main", ...
+  std::vector<std::pair<std::filesystem::path, std::string>> files;  ///< the lab's student files, each with its starter
+};
+Starters find_starters(const Context& ctx, const grader::Lab& lab);
+
+/// `launchlab reset NN`: the lab's student files put back from its starters
+/// (find_starters), once the learner has said yes (or gave --yes). The lab's
+/// runs are forgotten; the hints seen are kept.
+int command_reset(const Context& ctx, const grader::Lab& lab, bool yes);
+
+/// `launchlab hint NN`: the lowest-numbered hint not shown yet, whether by
+/// `hint` or after a failing run (every hint with all).
 int command_hint(const Context& ctx, const grader::Lab& lab, bool all);
 
 /// `launchlab watch [NN]`: re-tests a lab each time one of its student

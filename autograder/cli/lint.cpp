@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "launchlab/cli/given_code.h"
+#include "launchlab/cli/stated_rules.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::cli {
@@ -25,7 +26,72 @@ bool has_sources(const fs::path& dir) {
   return false;
 }
 
+/// The files below dir (none when it is missing) whose extension is one of extensions.
+std::vector<fs::path> files_below(const fs::path& dir, std::initializer_list<std::string_view> extensions) {
+  std::vector<fs::path> found;
+  if (!fs::is_directory(dir)) return found;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string extension = entry.path().extension().string();
+    if (entry.is_regular_file() && std::find(extensions.begin(), extensions.end(), extension) != extensions.end()) {
+      found.push_back(entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<TestedThrow> tested_throws_below(const fs::path& dir) {
+  std::vector<TestedThrow> tested;
+  for (const auto& source : files_below(dir, {".cpp", ".cu", ".h", ".cuh"})) {
+    for (auto& check : tested_throws(read_text(source))) tested.push_back(std::move(check));
+  }
+  return tested;
+}
+
 }  // namespace
+
+std::vector<std::string> untested_stated_throws(const fs::path& root, const std::vector<Lab>& labs) {
+  // The throws the course still owes a test: "HEADER FUNCTION EXCEPTION" lines.
+  const fs::path owed_path = root / "autograder" / "cli" / "untested_throws.txt";
+  std::set<std::string> owed;
+  std::istringstream owed_lines(fs::exists(owed_path) ? read_text(owed_path) : "");
+  for (std::string line; std::getline(owed_lines, line);) {
+    if (!line.empty() && line.front() != '#') owed.insert(line);
+  }
+  std::set<std::string> promised;
+  std::vector<std::string> problems;
+  auto check_headers = [&](const fs::path& headers, const std::vector<TestedThrow>& tested, const std::string& whose) {
+    for (const auto& header : files_below(headers, {".h", ".cuh"})) {
+      const std::string name = fs::relative(header, root).generic_string();
+      for (const auto& stated : stated_throws(read_text(header))) {
+        const std::string key = name + " " + stated.function + " " + stated.exception;
+        promised.insert(key);
+        if (test_of(stated, tested)) {
+          if (owed.count(key)) {
+            problems.push_back(owed_path.filename().string() + " lists " + key + ", which " + whose +
+                               " now test: take it off the list");
+          }
+        } else if (!owed.count(key)) {
+          problems.push_back(name + ":" + std::to_string(stated.line) + ": " + stated.function + " promises " +
+                             stated.exception + ", which no test of " + whose + " checks (RECORD_THROWS(" +
+                             stated.function + "(...), " + stated.exception + "))");
+        }
+      }
+    }
+  };
+  std::vector<TestedThrow> every_test;
+  for (const auto& lab : labs) {
+    const std::vector<TestedThrow> tested = tested_throws_below(root / "autograder" / "tests" / lab.slug);
+    every_test.insert(every_test.end(), tested.begin(), tested.end());
+    check_headers(root / "labs" / lab.slug, tested, lab.slug);
+  }
+  // The headers every lab shares are tested by any lab.
+  check_headers(root / "labs" / "include", every_test, "any lab");
+  for (const auto& key : owed) {
+    if (!promised.count(key)) problems.push_back(owed_path.filename().string() + " lists " + key + ", which no header promises");
+  }
+  return problems;
+}
 
 std::vector<std::string> list_gtest_tests(const fs::path& binary, std::string& problem) {
   RunLimits limits;
@@ -62,6 +128,8 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
   course::Course course = course::read_course(root);
   std::vector<std::string> problems = course.problems;
   const std::vector<Lab>& labs = course.labs;
+
+  for (auto& problem : untested_stated_throws(root, labs)) problems.push_back(std::move(problem));
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
 

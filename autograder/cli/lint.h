@@ -14,6 +14,14 @@ namespace launchlab::cli {
 std::vector<std::string> lint_course(const std::filesystem::path& root, const std::filesystem::path& build_dir,
                                      const grader::Capabilities& capabilities);
 
+/// Stated rules tested (launchlab/cli/stated_rules.h): each exception a
+/// header of labs/NN_slug/ promises is checked by a test of autograder/tests/NN_slug/
+/// (labs/include/'s by any lab's). The ones the course still owes a test
+/// are listed in autograder/cli/untested_throws.txt; a listed one that is
+/// tested now, or that no header promises, is a problem too, so that the
+/// list only shrinks. Returns the problems.
+std::vector<std::string> untested_stated_throws(const std::filesystem::path& root, const std::vector<grader::Lab>& labs);
+
 /// The tests a GoogleTest program lists (--gtest_list_tests), as Suite.Name.
 std::vector<std::string> list_gtest_tests(const std::filesystem::path& binary, std::string& problem);
 

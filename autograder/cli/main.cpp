@@ -93,61 +93,6 @@ class CourseLabs {
   std::optional<std::vector<Lab>> labs_;
 };
 
-int command_list(const Context& ctx) {
-  std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(30)
-            << "best" << "last\n";
-  for (const auto& lab : load_course(ctx.root)) {
-    const auto progress = launchlab::cli::read_progress(progress_dir(ctx), lab.slug);
-    const std::string best = progress.best ? launchlab::cli::describe(*progress.best) : "not tried yet";
-    const std::string last = progress.last ? launchlab::cli::describe(*progress.last) : "";
-    std::cout << std::left << std::setw(4) << lab.number() << std::setw(24) << lab.slug << std::setw(44)
-              << lab.title.substr(0, 42) << std::setw(30) << best << last << "\n";
-  }
-  std::cout << "\n`launchlab test NN` runs a lab's tests; the chapter is chapters/<lab>/index.md "
-               "(`launchlab docs` builds the site). Your progress is kept in "
-            << progress_dir(ctx).string() << ".\n";
-  return 0;
-}
-
-/// `launchlab reset NN`: the lab's student files put back as the course's
-/// last commit has them, once the learner has said yes.
-int command_reset(const Context& ctx, const Lab& lab, bool yes) {
-  std::string files;
-  for (const auto& file : lab.student_files) files += " " + file;
-  if (!yes) {
-    if (!isatty(STDIN_FILENO)) {
-      std::cout << "launchlab reset would put back the starter's" << files << " of " << lab.slug
-                << ", losing your changes; say --yes to do it without being asked.\n";
-      return 2;
-    }
-    std::cout << "Put back the starter's" << files << " of " << lab.slug
-              << "? Your changes to them are lost. [y/N] " << std::flush;
-    std::string answer;
-    std::getline(std::cin, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") {
-      std::cout << "Nothing was changed.\n";
-      return 1;
-    }
-  }
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(30);
-  std::vector<std::pair<fs::path, std::string>> starters;
-  for (const auto& file : lab.student_files) {
-    const std::string path = "labs/" + lab.slug + "/" + file;
-    RunOutcome shown = run_limited({"git", "-C", ctx.root.string(), "show", "HEAD:" + path}, {}, {}, limits);
-    if (!shown.exited_cleanly()) {
-      std::cout << "The course's last commit has no " << path
-                << " (a reset needs the course as a git clone); nothing was changed.\n";
-      return 1;
-    }
-    starters.emplace_back(ctx.root / path, shown.output);
-  }
-  for (const auto& [path, text] : starters) write_file_atomically(path, text);
-  keep_progress(ctx, [&] { launchlab::cli::forget_runs(progress_dir(ctx), lab.slug); });
-  std::cout << "Put back" << files << " of " << lab.slug << " as the course's last commit has them.\n";
-  return 0;
-}
-
 /// grade's arguments, as given (GradeOptions is what the grader takes).
 struct GradeArguments {
   std::string submission;
@@ -291,6 +236,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
     options.sandbox = choose_sandbox();
     std::cerr << "launchlab grade: sandbox: " << options.sandbox.describe() << std::endl;
     results = grade_submission(options, capabilities);
+    if (args.submission.empty()) launchlab::cli::record_grade(ctx, results, capabilities);
   } catch (const std::exception& error) {
     failure = error.what();
   }
@@ -486,13 +432,13 @@ int main(int argc, char** argv) {
       std::cout << launchlab::cli::help_of(topic.empty() ? app : *app.get_subcommand(topic));
       return 0;
     }
-    if (list.parsed()) return command_list(ctx);
+    if (list.parsed()) return launchlab::cli::command_list(ctx, course.labs());
     if (test.parsed()) return launchlab::cli::test_lab(ctx, course.lab(lab), test_options, std::cout);
     if (watch.parsed()) {
       return launchlab::cli::command_watch(ctx, lab.empty() ? course.labs() : std::vector<Lab>{course.lab(lab)},
                                            course.labs(), watch_options);
     }
-    if (reset.parsed()) return command_reset(ctx, course.lab(lab), reset_yes);
+    if (reset.parsed()) return launchlab::cli::command_reset(ctx, course.lab(lab), reset_yes);
     if (hint.parsed()) return launchlab::cli::command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
     if (grade_class.parsed()) return launchlab::classroom::grade_class(ctx.root, ctx.build, grade_class_arguments);

@@ -35,11 +35,13 @@ std::optional<LabScore> score_from(const json& record, const char* key) {
   score.gradable = found->value("gradable", 0);
   score.not_gradable = found->value("not_gradable", 0);
   score.when = found->value("when", "");
+  score.needs = found->value("needs", std::vector<std::string>{});
   return score;
 }
 
 json to_json(const LabScore& score) {
-  return {{"points", score.points}, {"gradable", score.gradable}, {"not_gradable", score.not_gradable}, {"when", score.when}};
+  return {{"points", score.points}, {"gradable", score.gradable}, {"not_gradable", score.not_gradable}, {"when", score.when},
+          {"needs", score.needs}};
 }
 
 std::string now_utc() {
@@ -61,7 +63,9 @@ LabProgress read_progress(const fs::path& folder, const std::string& slug) {
     json record = read_record(folder, slug);
     progress.best = score_from(record, "best");
     progress.last = score_from(record, "last");
-    progress.hints_seen = std::max(0, record.value("hints_seen", 0));
+    for (int number : record.value("hints_shown", std::vector<int>{})) {
+      if (number > 0) progress.hints_shown.insert(number);
+    }
   } catch (const json::exception&) {
     return {};
   }
@@ -81,9 +85,11 @@ void record_run(const fs::path& folder, const std::string& slug, LabScore run) {
   write_record(folder, slug, record);
 }
 
-void record_hints_seen(const fs::path& folder, const std::string& slug, int seen) {
+void record_hint_shown(const fs::path& folder, const std::string& slug, int number) {
+  std::set<int> shown = read_progress(folder, slug).hints_shown;
+  shown.insert(number);
   json record = read_record(folder, slug);
-  record["hints_seen"] = seen;
+  record["hints_shown"] = shown;
   write_record(folder, slug, record);
 }
 
@@ -96,7 +102,10 @@ void forget_runs(const fs::path& folder, const std::string& slug) {
 
 std::string describe(const LabScore& score) {
   std::string text = std::to_string(score.points) + "/" + std::to_string(score.gradable) + " points";
-  if (score.not_gradable > 0) text += " (+" + std::to_string(score.not_gradable) + " need a GPU)";
+  if (score.not_gradable == 0) return text;
+  std::string needs;
+  for (const auto& need : score.needs) needs += (needs.empty() ? "" : ", ") + need;
+  text += " (+" + std::to_string(score.not_gradable) + (needs.empty() ? " not gradable here)" : " need " + needs + ")");
   return text;
 }
 

@@ -41,6 +41,8 @@ const std::vector<std::pair<std::string, std::string>>& instructor_only_paths() 
 
 bool is_student_edition(const fs::path& root) { return fs::is_regular_file(root / kExpectationsFolder / "expectations.json"); }
 
+fs::path edition_starters_folder(const fs::path& root) { return root / "starters"; }
+
 CLI::App& define_export_student(CLI::App& app, ExportStudentArguments& args) {
   CLI::App& command = *app.add_subcommand(
       "export-student", "write the course as students get it (no solutions, no instructor material) into a new folder");
@@ -162,7 +164,8 @@ std::string student_readme(const std::vector<Lab>& labs, const nlohmann::json& m
          "```\n\n"
          "Edit the files marked `TODO(student)` in `labs/NN_slug/`; the headers there\n"
          "are the contract the tests hold you to. The tests are in\n"
-         "`autograder/tests/NN_slug/`.\n\n"
+         "`autograder/tests/NN_slug/`. `starters/` keeps the starters as exported:\n"
+         "`reset` puts them back from there, even after you commit your work.\n\n"
          "## How your work is judged here\n\n"
          "Your code runs the tests and records what it returns; `expectations/` holds\n"
          "what the course's reference solutions recorded for the same tests when this\n"
@@ -300,6 +303,11 @@ int command_export_student(const fs::path& root, const fs::path& build, const st
     }
   }
   for (const auto& [slug, text] : transcripts) write_text(staged / kExpectationsFolder / (slug + ".transcript"), text);
+  for (const auto& lab : labs) {
+    for (const auto& file : lab.student_files) {
+      write_text(edition_starters_folder(staged) / lab.slug / file, read_text(course.root / "labs" / lab.slug / file));
+    }
+  }
   write_text(staged / kExpectationsFolder / "expectations.json", manifest.dump(2) + "\n");
   write_text(staged / "README.md", student_readme(labs, manifest));
   if (fs::exists(staged / "CMakePresets.json")) {
@@ -358,6 +366,9 @@ std::vector<std::string> lint_student_edition(const fs::path& root, const fs::pa
     const fs::path lab_dir = root / "labs" / lab.slug;
     if (!fs::exists(lab_dir / "CMakeLists.txt")) problem("no CMakeLists.txt");
     for (const auto& file : lab.student_files) {
+      if (!fs::is_regular_file(edition_starters_folder(root) / lab.slug / file)) {
+        problem("starters/" + lab.slug + " has no " + file + ": `launchlab reset` could not put it back");
+      }
       if (!fs::is_regular_file(lab_dir / file)) problem("student file " + file + " is not in labs/" + lab.slug);
       else if (read_text(lab_dir / file).find("TODO(student)") == std::string::npos) {
         problem("the starter " + file + " has no TODO(student): a learner cannot see what to write");

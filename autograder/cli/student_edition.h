@@ -32,6 +32,11 @@ int command_export_student(const std::filesystem::path& root, const std::filesys
 /// Whether the course at root is a student edition (it has expectations).
 bool is_student_edition(const std::filesystem::path& root);
 
+/// Where a student edition keeps its starters as exported
+/// (starters/NN_slug/FILE): the learner edits labs/ in place and may commit
+/// it, so `launchlab reset` needs a copy that no commit of theirs changes.
+std::filesystem::path edition_starters_folder(const std::filesystem::path& root);
+
 /// The course linter of a student edition: its labs, starters and tests are
 /// whole, it holds no solutions, its expectations cover every test, and
 /// every starter fails a test that can run here. Returns the problems.

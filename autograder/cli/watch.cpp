@@ -139,19 +139,20 @@ int command_watch(const Context& ctx, const std::vector<Lab>& labs, const std::v
   sigaction(SIGTERM, &action, nullptr);
 
   StudentFileWatch watch(ctx, labs);
+  const Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   const bool terminal = isatty(STDOUT_FILENO);
   auto test_again = [&](const Lab& lab) {
     // A terminal shows only the latest run; a log (a pipe, a file) keeps them all.
     if (terminal) std::cout << "\033[H\033[2J" << std::flush;
     test_lab(ctx, lab, options, std::cout);
-    std::cout << course_progress_bar(ctx, course) << "\n\n";
+    std::cout << course_progress_bar(ctx, course, capabilities) << "\n\n";
     say_watching(labs);
   };
   // One lab named: its state now, before the first save.
   if (labs.size() == 1) {
     test_again(labs.front());
   } else {
-    std::cout << course_progress_bar(ctx, course) << "\n\n";
+    std::cout << course_progress_bar(ctx, course, capabilities) << "\n\n";
     say_watching(labs);
   }
   while (!stop_requested()) {

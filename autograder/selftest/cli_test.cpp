@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "launchlab/cli/arguments.h"
 #include "fixture_course.h"
 #include "launchlab/cli/progress.h"
+#include "launchlab/cli/stated_rules.h"
 #include "launchlab/grader/process.h"
 
 namespace fs = std::filesystem;
@@ -163,7 +165,8 @@ TEST(Closest, FindsTyposAndPrefixesButNotStrangers) {
 namespace {
 
 /// A course of its own for a test: the fixture course, committed to a fresh
-/// git repository (reset takes the starters from the last commit).
+/// git repository (the course's own repository: reset takes the starters
+/// from its last commit).
 class LearnerCourse : public Cli {
  protected:
   void SetUp() override {
@@ -206,15 +209,19 @@ TEST(Progress, KeepsTheBestAndTheLastRunAndTheHintsSeen) {
   EXPECT_FALSE(launchlab::cli::read_progress(folder, "00_alpha").best);
   launchlab::cli::record_run(folder, "00_alpha", LabScore{5, 10, 4, "2026-01-01T00:00:00Z"});
   launchlab::cli::record_run(folder, "00_alpha", LabScore{9, 10, 4, "2026-01-02T00:00:00Z"});
-  launchlab::cli::record_run(folder, "00_alpha", LabScore{2, 10, 4, "2026-01-03T00:00:00Z"});
-  launchlab::cli::record_hints_seen(folder, "00_alpha", 2);
+  launchlab::cli::record_run(folder, "00_alpha", LabScore{2, 10, 4, "2026-01-03T00:00:00Z", {"cuobjdump", "nvdisasm"}});
+  launchlab::cli::record_hint_shown(folder, "00_alpha", 2);
   auto progress = launchlab::cli::read_progress(folder, "00_alpha");
   ASSERT_TRUE(progress.best && progress.last);
   EXPECT_EQ(progress.best->points, 9);
   EXPECT_EQ(progress.best->when, "2026-01-02T00:00:00Z");
   EXPECT_EQ(progress.last->points, 2);
-  EXPECT_EQ(progress.hints_seen, 2);
-  EXPECT_EQ(launchlab::cli::describe(*progress.best), "9/10 points (+4 need a GPU)");
+  EXPECT_EQ(progress.hints_shown, std::set<int>{2});
+  EXPECT_EQ(launchlab::cli::describe(*progress.best), "9/10 points (+4 not gradable here)");
+  // What a run's ungraded points need is kept with it, and a tool is never called a GPU.
+  EXPECT_EQ(launchlab::cli::describe(*progress.last), "2/10 points (+4 need cuobjdump, nvdisasm)");
+  EXPECT_EQ(launchlab::cli::describe(LabScore{1, 2, 3, "", {"a GPU"}}), "1/2 points (+3 need a GPU)");
+  EXPECT_EQ(launchlab::cli::describe(LabScore{2, 2, 0, "", {}}), "2/2 points");
 
   // A tie keeps the earlier best; forgetting the runs keeps the hints.
   launchlab::cli::record_run(folder, "00_alpha", LabScore{9, 10, 4, "2026-01-04T00:00:00Z"});
@@ -223,7 +230,7 @@ TEST(Progress, KeepsTheBestAndTheLastRunAndTheHintsSeen) {
   progress = launchlab::cli::read_progress(folder, "00_alpha");
   EXPECT_FALSE(progress.best);
   EXPECT_FALSE(progress.last);
-  EXPECT_EQ(progress.hints_seen, 2);
+  EXPECT_EQ(progress.hints_shown, std::set<int>{2});
 
   // A damaged record reads as never tried, and the next run starts it again.
   std::ofstream(folder / "01_beta.json") << "{\"best\": {\"points\": \"many\"";
@@ -237,8 +244,8 @@ TEST(Progress, KeepsTheBestAndTheLastRunAndTheHintsSeen) {
 }
 
 TEST_F(LearnerCourse, ListShowsTheBestAndTheLastRunKeptOutsideTheBuild) {
-  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {12, 12, 4, ""});
-  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {7, 12, 4, ""});
+  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {12, 12, 4, "", {"a GPU"}});
+  launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {7, 12, 4, "", {"a GPU"}});
   RunOutcome listed = launchlab_here({"list"});
   EXPECT_EQ(listed.exit_code, 0) << listed.output;
   std::istringstream lines(listed.output);
@@ -251,6 +258,13 @@ TEST_F(LearnerCourse, ListShowsTheBestAndTheLastRunKeptOutsideTheBuild) {
   EXPECT_NE(alpha.find("7/12 points"), std::string::npos) << listed.output;
   EXPECT_LT(alpha.find("12/12"), alpha.find("7/12")) << "best comes before last:\n" << listed.output;
   EXPECT_NE(beta.find("not tried yet"), std::string::npos) << listed.output;
+  // The course's bar counts alpha's best over what was graded, never its 4
+  // points that needed what the machine lacked.
+  EXPECT_NE(listed.output.find("Course: ["), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find("1/2 labs at full marks, 12/"), std::string::npos) << listed.output;
+  if (!fs::exists("/proc/driver/nvidia/version")) {
+    EXPECT_NE(listed.output.find("more need what this machine lacks"), std::string::npos) << listed.output;
+  }
 }
 
 TEST_F(LearnerCourse, ResetPutsTheStarterBackOnlyWhenTheLearnerSaysYes) {
@@ -261,7 +275,7 @@ TEST_F(LearnerCourse, ResetPutsTheStarterBackOnlyWhenTheLearnerSaysYes) {
   std::ofstream(alpha) << "// the learner's work\n";
   std::ofstream(stats) << "// more of the learner's work\n";
   launchlab::cli::record_run(launchlab::cli::progress_folder(root_), "00_alpha", {12, 12, 4, ""});
-  launchlab::cli::record_hints_seen(launchlab::cli::progress_folder(root_), "00_alpha", 1);
+  launchlab::cli::record_hint_shown(launchlab::cli::progress_folder(root_), "00_alpha", 1);
 
   // Not asked (no terminal) and no --yes: nothing changes.
   RunOutcome refused = launchlab_here({"reset", "00"});
@@ -275,9 +289,42 @@ TEST_F(LearnerCourse, ResetPutsTheStarterBackOnlyWhenTheLearnerSaysYes) {
   EXPECT_EQ(text_of(stats), starter_stats);
   auto progress = launchlab::cli::read_progress(launchlab::cli::progress_folder(root_), "00_alpha");
   EXPECT_FALSE(progress.best) << "a reset lab starts its runs again";
-  EXPECT_EQ(progress.hints_seen, 1);
+  EXPECT_EQ(progress.hints_shown, std::set<int>{1});
   // The other lab is left alone.
   EXPECT_EQ(launchlab_here({"reset", "07", "--yes"}).exit_code, 2);
+}
+
+// A learner who clones the course and commits their work still gets the
+// course's starter back: it comes from the branch the clone came from.
+TEST_F(LearnerCourse, ResetAfterTheLearnerCommitsPutsBackTheCoursesStarterNotTheirCommit) {
+  const std::string starter = text_of(root_ / "labs" / "00_alpha" / "alpha.cpp");
+  const fs::path clone = asked_ / "clone";
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  ASSERT_TRUE(run_limited({"git", "clone", "-q", root_.string(), clone.string()}, {}, {}, limits).exited_cleanly());
+  launchlab::selftest::write_text(clone / "labs" / "00_alpha" / "alpha.cpp", "// the learner's committed work\n");
+  launchlab::selftest::commit_all(clone, "my lab 00");
+
+  const std::filesystem::path course = root_;
+  root_ = clone;
+  RunOutcome reset = launchlab_here({"reset", "00", "--yes"});
+  root_ = course;
+  EXPECT_EQ(reset.exit_code, 0) << reset.output;
+  EXPECT_EQ(text_of(clone / "labs" / "00_alpha" / "alpha.cpp"), starter) << reset.output;
+  EXPECT_NE(reset.output.find("from origin/"), std::string::npos) << "it says where the starter came from:\n"
+                                                                  << reset.output;
+}
+
+// A failing run showed hint 2 only: `hint` shows hint 1, then says all were seen.
+TEST_F(LearnerCourse, HintShowsTheHintsNotShownYetWhicheverWereShownFirst) {
+  launchlab::cli::record_hint_shown(launchlab::cli::progress_folder(root_), "00_alpha", 2);
+  RunOutcome first = launchlab_here({"hint", "00"});
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("Hint 1 of 2"), std::string::npos) << first.output;
+  RunOutcome second = launchlab_here({"hint", "00"});
+  EXPECT_NE(second.output.find("You have seen all 2 hints"), std::string::npos) << second.output;
+  EXPECT_EQ(launchlab::cli::read_progress(launchlab::cli::progress_folder(root_), "00_alpha").hints_shown,
+            (std::set<int>{1, 2}));
 }
 
 TEST_F(Cli, TestOnlyRefusesATestTheLabDoesNotHave) {
@@ -305,6 +352,77 @@ TEST_F(LearnerCourse, LintRefusesAHintNumberThatIsNoHintAndAHintNoTestNames) {
             std::string::npos)
       << linted.output;
   EXPECT_NE(linted.output.find("00_alpha: hint 2 is named by no test"), std::string::npos) << linted.output;
+}
+
+// ------------------------------------------------------------ stated rules tested
+
+TEST(StatedRules, AHeaderPromisesWhatItsCommentsSayOfTheDeclarationThatFollows) {
+  const std::string header =
+      "/// Reads a listing.\n"
+      "/// @throws std::invalid_argument when the text is empty\n"
+      "/// @throws ParseError naming the line\n"
+      "std::vector<Function> parse_listing(std::string_view text);\n"
+      "\n"
+      "/// Reads one line. Throws std::runtime_error(\"line N: ...\") when it\n"
+      "/// does not parse; it never throws otherwise (this Throws nothing).\n"
+      "template <class T>\n"
+      "T read_line(std::string_view line);\n"
+      "\n"
+      "/// A ring.\n"
+      "struct Ring {\n"
+      "  /// @throws RingError when entries is 0\n"
+      "  explicit Ring(std::size_t entries);\n"
+      "};\n"
+      "/// Not a promise: no type follows.\n"
+      "int quiet();\n";
+  const std::vector<launchlab::cli::StatedThrow> stated = launchlab::cli::stated_throws(header);
+  std::vector<std::pair<std::string, std::string>> promises;
+  for (const auto& promise : stated) promises.emplace_back(promise.function, promise.exception);
+  EXPECT_EQ(promises, (std::vector<std::pair<std::string, std::string>>{{"parse_listing", "std::invalid_argument"},
+                                                                        {"parse_listing", "ParseError"},
+                                                                        {"read_line", "std::runtime_error"},
+                                                                        {"Ring", "RingError"}}));
+  ASSERT_FALSE(stated.empty());
+  EXPECT_EQ(stated.front().line, 2u);
+}
+
+TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsTheType) {
+  const std::string source =
+      "TEST(Listing, RejectsEmptyText) {\n"
+      "  RECORD_THROWS(parse_listing(\"\"), std::invalid_argument) << \"empty\";\n"
+      "}\n"
+      "TEST_F(Rings, RejectsNoEntries) {\n"
+      "  const std::string message = lt::message_thrown<RingError>([&] { Ring ring(0); });\n"
+      "  RECORD_THROWS(make_pair(parse_listing_twice(text), 1), ParseError);\n"
+      "}\n";
+  const std::vector<launchlab::cli::TestedThrow> tested = launchlab::cli::tested_throws(source);
+  std::vector<std::pair<std::string, std::string>> checks;
+  for (const auto& check : tested) checks.emplace_back(check.test, check.exception);
+  EXPECT_EQ(checks, (std::vector<std::pair<std::string, std::string>>{{"Listing.RejectsEmptyText", "std::invalid_argument"},
+                                                                      {"Rings.RejectsNoEntries", "RingError"},
+                                                                      {"Rings.RejectsNoEntries", "ParseError"}}));
+
+  using launchlab::cli::StatedThrow;
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::invalid_argument"}, tested),
+            std::optional<std::string>("Listing.RejectsEmptyText"));
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{3, "Ring", "RingError"}, tested),
+            std::optional<std::string>("Rings.RejectsNoEntries"));
+  // Another type, or a name that is only the start of another function's, is no test of it.
+  EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::runtime_error"}, tested));
+  EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{3, "parse_listing", "ParseError"}, tested));
+}
+
+TEST_F(LearnerCourse, LintNamesAPromisedExceptionNoTestChecks) {
+  launchlab::selftest::write_text(root_ / "labs" / "00_alpha" / "promises.h",
+                                  "#pragma once\n"
+                                  "/// @throws std::domain_error when n is negative\n"
+                                  "int promised_but_untested(int n);\n");
+  RunOutcome linted = launchlab_here({"lint"});
+  EXPECT_EQ(linted.exit_code, 1) << linted.output;
+  EXPECT_NE(linted.output.find("labs/00_alpha/promises.h:2: promised_but_untested promises std::domain_error, which no "
+                               "test of 00_alpha checks"),
+            std::string::npos)
+      << linted.output;
 }
 
 TEST_F(Cli, DoctorPrintsVersionsAndBlamesNoDriverThatIsNotThere) {
@@ -403,9 +521,23 @@ TEST(StudentEdition, HoldsNoSolutionAndItsGradeJudgesFromTheExpectations) {
   }
   EXPECT_GT(judged, 0) << "the edition graded nothing:\n" << starters.output;
   EXPECT_LT(passed_points, judged_points) << starters.output;
+  // A grade of the course's own labs is the learner's run: list shows it.
+  RunOutcome listed = launchlab_on(edition, edition_build, {"list"});
+  EXPECT_EQ(listed.output.find("not tried yet"), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find(" points"), std::string::npos) << listed.output;
 
   auto [solutions, solution_results] = grade({"--submission", (course / "solutions").string()}, work / "solutions.json");
   EXPECT_EQ(solutions.exit_code, 0) << "the solutions, graded from the expectations, lose points:\n" << solutions.output;
+
+  // The edition is the learner's repository: after they commit their work,
+  // reset still puts back the starter the edition was exported with.
+  const fs::path alpha = edition / "labs" / "00_alpha" / "alpha.cpp";
+  const std::string starter = read_text(alpha);
+  write_text(alpha, "// the learner's committed work\n");
+  commit_all(edition, "my lab 00");
+  RunOutcome reset = launchlab_on(edition, edition_build, {"reset", "00", "--yes"});
+  EXPECT_EQ(reset.exit_code, 0) << reset.output;
+  EXPECT_EQ(read_text(alpha), starter) << reset.output;
 
   // The edition keeps the course's own commands honest: no solutions to run.
   RunOutcome solution = launchlab_on(edition, edition_build, {"test", "00", "--solution"});

@@ -802,7 +802,7 @@ TEST_F(LearnerLoop, TestShowsTheFirstFailureWholeAndTheRestOnOneLine) {
   EXPECT_NE(out.find("Hint 1 of 2 for 00_alpha (it helps with Alpha.AddsSmallNumbers):\n  Add the two numbers."),
             std::string::npos)
       << out;
-  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_seen, 1) << "the hint shown is remembered";
+  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_shown, std::set<int>{1}) << "the hint shown is remembered";
 
   RunOutcome verbose = launchlab({"test", "00", "--verbose"});
   EXPECT_EQ(verbose.exit_code, 1) << verbose.output;
@@ -833,7 +833,7 @@ TEST_F(LearnerLoop, TheHintShownIsTheFirstFailingTests) {
   EXPECT_NE(run.output.find("Hint 2 of 2 for 00_alpha (it helps with AlphaStats.TotalsAList):\n  Total the list"),
             std::string::npos)
       << run.output;
-  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_seen, 2);
+  EXPECT_EQ(launchlab::cli::read_progress(progress(), "00_alpha").hints_shown, std::set<int>{2});
 }
 
 // watch tests the lab once, then again when a student file is saved the way

@@ -14,12 +14,25 @@
 
 namespace launchlab::journey {
 
-__global__ void vadd(const float* a, const float* b, float* c, int n) {
+__host__ __device__ void vadd_thread(unsigned block, unsigned block_size, unsigned thread, const float* a,
+                                     const float* b, float* c, int n) {
   // TODO(student): one thread, one element. Compute this thread's index from
-  // blockIdx.x, blockDim.x and threadIdx.x, and write c[i] = a[i] + b[i] only
-  // when i < n: the grid is rounded up to whole blocks, so the last block can
-  // hold threads that have no element. (Think about what happens to an index
+  // block, block_size and thread, and write c[i] = a[i] + b[i] only when
+  // i < n: the grid is rounded up to whole blocks, so the last block can hold
+  // threads that have no element. (Think about what happens to an index
   // above INT_MAX if you store it in an int.)
+  (void)block;
+  (void)block_size;
+  (void)thread;
+  (void)a;
+  (void)b;
+  (void)c;
+  (void)n;
+}
+
+__global__ void vadd(const float* a, const float* b, float* c, int n) {
+  // TODO(student): do vadd_thread's work for this thread: its block is
+  // blockIdx.x, the block's size blockDim.x and its place in the block threadIdx.x.
 }
 
 void add_vectors_on_gpu(std::span<const float> a, std::span<const float> b, std::span<float> c,

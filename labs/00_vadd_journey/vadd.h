@@ -7,8 +7,33 @@
 
 namespace launchlab::journey {
 
+/// The work of one thread of vadd: thread `thread` of block `block`, in
+/// blocks of `block_size` threads, has the global index
+/// i = block × block_size + thread, and writes c[i] = a[i] + b[i] when
+/// i < n; otherwise it reads and writes nothing. The index is computed
+/// without overflow: for an n near INT_MAX the last block's indices pass
+/// INT_MAX and must still count as past the end.
+///
+/// The vadd kernel calls it with blockIdx.x, blockDim.x and threadIdx.x.
+/// Being a host function too, it is what the tests run on a machine without
+/// a GPU, once for every (block, thread) of small grids.
+///
+/// @param block      the block's index in the grid (blockIdx.x)
+/// @param block_size threads per block (blockDim.x)
+/// @param thread     the thread's index in its block (threadIdx.x), below block_size
+/// @param a          first input, n floats
+/// @param b          second input, n floats
+/// @param c          output, n floats; nothing past c[n - 1] is written
+/// @param n          the number of elements (at least 0)
+#ifdef __CUDACC__
+__host__ __device__  // compiled for both; to a host compiler, an ordinary function
+#endif
+void vadd_thread(unsigned block, unsigned block_size, unsigned thread, const float* a, const float* b, float* c,
+                 int n);
+
 #if defined(__CUDACC__)
-/// The kernel every chapter follows: thread i of the grid writes
+/// The kernel every chapter follows: each thread does vadd_thread's work
+/// for its own block and thread, so thread i of the grid writes
 /// c[i] = a[i] + b[i] when i < n, and does nothing otherwise.
 ///
 /// @param a first input, n floats in device memory

@@ -67,8 +67,9 @@ struct Function {
 /// Throws std::runtime_error, whose message names what is wrong with the
 /// word "mnemonic", "bracket" or "operand": when there is no mnemonic (an
 /// empty text, `@P0 ;`), when a bracket does not close or closes one that
-/// never opened (`desc[UR4][R2.64`, `R3]`), or when an operand is empty
-/// (`R1, , R2`).
+/// never opened (`desc[UR4][R2.64`, `R3]`), when a bracket is closed by
+/// another kind (`[R2)`, `(R3]`: `[` closes only with `]`, `(` with `)`,
+/// `{` with `}`), or when an operand is empty (`R1, , R2`).
 Instruction parse_instruction(std::string_view text);
 
 /// Reads the output of `cuobjdump -sass FILE`, FILE being a cubin, an
@@ -149,9 +150,12 @@ struct ConstantOperand {
 /// near the end of a large parameter list, see the chapter) comes out
 /// negative, and `c[0x0][-0xN]` names the unsigned offset 0x10000 - N, for
 /// N from 0x1 to 0x8000: "c[0x0][-0x6588]" gives {0, 0x9a78},
-/// "c[0x0][-0x7ff8]" gives {0, 0x8008}. Nothing for any other operand,
-/// including a bank indexed by a register (`cx[UR4][0x0]`), an offset that
-/// is a register (`c[0x0][R2]`) and a negative offset outside that range
+/// "c[0x0][-0x7ff8]" gives {0, 0x8008}. An offset of RZ, the register that
+/// always reads zero, is offset 0: "c[0x0][RZ]" gives {0, 0} (how sm_100
+/// listings read blockDim.x, see the chapter). Nothing for any other
+/// operand, including a bank indexed by a register (`cx[UR4][0x0]`), an
+/// offset that is any other register (`c[0x0][R2]`), whose value only the
+/// running code knows, and a negative offset outside that range
 /// (`c[0x0][-0x0]`, `c[0x0][-0x8001]`).
 std::optional<ConstantOperand> constant_operand(std::string_view operand);
 

@@ -12,14 +12,18 @@
 
 namespace launchlab::journey {
 
-__global__ void vadd(const float* a, const float* b, float* c, int n) {
-  // Kept unsigned: blockIdx.x * blockDim.x + threadIdx.x is unsigned
-  // arithmetic, and for an n near INT_MAX the last block's indices can pass
+__host__ __device__ void vadd_thread(unsigned block, unsigned block_size, unsigned thread, const float* a,
+                                     const float* b, float* c, int n) {
+  // In 64 bits: for an n near INT_MAX the last block's indices can pass
   // INT_MAX; stored in an int they would turn negative and slip past i < n.
-  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned long long i = static_cast<unsigned long long>(block) * block_size + thread;
   // The grid is rounded up to whole blocks, so the last block may hold
   // threads with no element: they must not touch memory.
-  if (static_cast<long long>(i) < n) c[i] = a[i] + b[i];
+  if (n > 0 && i < static_cast<unsigned long long>(n)) c[i] = a[i] + b[i];
+}
+
+__global__ void vadd(const float* a, const float* b, float* c, int n) {
+  vadd_thread(blockIdx.x, blockDim.x, threadIdx.x, a, b, c, n);
 }
 
 namespace {

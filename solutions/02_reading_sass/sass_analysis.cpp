@@ -69,6 +69,11 @@ std::optional<ConstantOperand> constant_operand(std::string_view operand) {
   std::uint32_t bank = 0;
   if (!take_hex(s, bank) || s.substr(0, 2) != "][") return std::nullopt;
   s.remove_prefix(2);
+  // RZ, the register that always reads zero, as the offset: offset 0.
+  if (s == "RZ]") {
+    c.bank = bank;
+    return c;
+  }
   // Offsets of 0x8000 and more are printed as negative 16-bit numbers.
   const bool negative = !s.empty() && s.front() == '-';
   if (negative) s.remove_prefix(1);

@@ -98,22 +98,28 @@ Instruction parse_instruction(std::string_view text) {
 
   std::string_view rest = trim(text.substr(end));
   if (rest.empty()) return ins;
-  int depth = 0;
+  // The closers still owed, innermost last: a bracket closes only with its own kind.
+  std::string owed;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= rest.size(); ++i) {
     char c = i < rest.size() ? rest[i] : ',';
-    if (c == '[' || c == '(' || c == '{') ++depth;
+    if (c == '[') owed.push_back(']');
+    if (c == '(') owed.push_back(')');
+    if (c == '{') owed.push_back('}');
     if (c == ']' || c == ')' || c == '}') {
-      if (--depth < 0) throw std::runtime_error("a bracket closes that never opened in '" + std::string(rest) + "'");
+      if (owed.empty() || owed.back() != c) {
+        throw std::runtime_error("a bracket closes that never opened in '" + std::string(rest) + "'");
+      }
+      owed.pop_back();
     }
-    if (c == ',' && depth == 0) {
+    if (c == ',' && owed.empty()) {
       std::string_view operand = trim(rest.substr(start, i - start));
       if (operand.empty()) throw std::runtime_error("an empty operand in '" + std::string(rest) + "'");
       ins.operands.emplace_back(operand);
       start = i + 1;
     }
   }
-  if (depth != 0) throw std::runtime_error("a bracket does not close in '" + std::string(rest) + "'");
+  if (!owed.empty()) throw std::runtime_error("a bracket does not close in '" + std::string(rest) + "'");
   return ins;
 }
 

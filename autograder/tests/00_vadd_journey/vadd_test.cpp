@@ -6,7 +6,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -110,6 +113,15 @@ std::size_t count_never_written(std::span<const float> c) {
   return static_cast<std::size_t>(std::count(c.begin(), c.end(), kUnwritten));
 }
 
+// The first few indices at or past n that hold anything but the fill value.
+std::vector<std::size_t> written_past(std::span<const float> c, std::size_t n) {
+  std::vector<std::size_t> written;
+  for (std::size_t i = n; i < c.size() && written.size() < 8; ++i) {
+    if (c[i] != kUnwritten) written.push_back(i);
+  }
+  return written;
+}
+
 // Records what add_vectors_on_gpu left in c for a + b.
 void RecordAdds(std::size_t n, unsigned block_size) {
   RECORD_SCOPE("add_vectors_on_gpu(a, b, c) with n = " + std::to_string(n) + " elements, block_size = " +
@@ -145,6 +157,84 @@ TEST(VaddArguments, RejectsABlockSizeOfZero) {
   std::vector<float> a(10, 1.0f), b(10, 2.0f), c(10, kUnwritten);
   RECORD_THROWS(add_vectors_on_gpu(a, b, c, 0), std::invalid_argument)
       << "add_vectors_on_gpu(a, b, c of 10 elements, block_size = 0): checked before the first CUDA call";
+}
+
+// More elements than vadd's `int n` can count. The three spans cover address
+// space reserved with no access allowed, and no memory behind it: a function
+// that read an element, or tried to copy the inputs, before its checks
+// would crash instead of throwing, and one that allocated first would fail
+// with a CUDA error.
+TEST(VaddArguments, RejectsMoreElementsThanAnIntCounts) {
+  const std::size_t n = static_cast<std::size_t>(INT_MAX) + 1;
+  const std::size_t bytes = n * sizeof(float);
+  void* reserved = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  RECORD_REQUIRE(reserved != MAP_FAILED);
+  float* untouchable = static_cast<float*>(reserved);
+  const std::span<const float> a(untouchable, n), b(untouchable, n);
+  const std::span<float> c(untouchable, n);
+  RECORD_THROWS(add_vectors_on_gpu(a, b, c), std::invalid_argument)
+      << "add_vectors_on_gpu(a, b, c of INT_MAX + 1 elements): checked before the first CUDA call";
+  munmap(reserved, bytes);
+}
+
+// ---- On the CPU: one thread's work, for every thread of a grid --------------
+// The GPU tests run the kernel itself; these run its per-thread work
+// (vadd_thread) as the GPU would, thread by thread, where there is no GPU.
+
+// Runs vadd_thread for every thread of `blocks` blocks of block_size threads
+// over n elements. The arrays reach past the whole grid, so that a thread
+// which ignores n writes into c's padding (checked) rather than past c.
+void RecordEveryThreadOfAGrid(std::size_t n, unsigned blocks, unsigned block_size) {
+  RECORD_SCOPE("vadd_thread for every (block, thread) of " + std::to_string(blocks) + " blocks of " +
+               std::to_string(block_size) + " threads, n = " + std::to_string(n));
+  const std::size_t padded = static_cast<std::size_t>(blocks) * block_size + 64;
+  const Vectors inputs = make_vectors(padded);
+  std::vector<float> c(padded, kUnwritten);
+  for (unsigned block = 0; block < blocks; ++block) {
+    for (unsigned thread = 0; thread < block_size; ++thread) {
+      vadd_thread(block, block_size, thread, inputs.a.data(), inputs.b.data(), c.data(), static_cast<int>(n));
+    }
+  }
+  const std::span<const float> written(c.data(), n);
+  const std::vector<float> expected = sums(inputs);
+  RECORD_EQ(telling_elements(written, block_size),
+            telling_elements(std::span<const float>(expected.data(), n), block_size))
+      << "c = a + b, the first and last two blocks of elements";
+  RECORD_EQ(count_never_written(written), 0u) << "elements of c[0, n) that no thread wrote";
+  RECORD_EQ(written_past(c, n), std::vector<std::size_t>{})
+      << "the indices at or past n that some thread wrote: none may be (does vadd_thread check i < n?)";
+}
+
+TEST(VaddThread, EveryThreadOfSmallGridsWritesOnlyItsOwnElement) {
+  RecordEveryThreadOfAGrid(1000, 4, 256);  // 24 threads without an element
+  RecordEveryThreadOfAGrid(1, 1, 1024);    // one element, 1023 idle threads
+  RecordEveryThreadOfAGrid(257, 12, 32);   // a grid three blocks larger than it needs to be
+  RecordEveryThreadOfAGrid(64, 2, 32);     // whole blocks, no idle thread
+  RecordEveryThreadOfAGrid(0, 1, 32);      // nothing to add
+}
+
+// The threads of the block just past INT_MAX, with n = INT_MAX: their
+// indices are past the end. The arrays are address space with no access
+// allowed: an index that wrapped to a negative int, or any access at all,
+// crashes the test instead of passing it. One thread of a small grid first,
+// so that a vadd_thread which does nothing does not pass.
+TEST(VaddThread, AnIndexPastINT_MAXIsPastTheEnd) {
+  RecordEveryThreadOfAGrid(6, 1, 8);
+  constexpr unsigned kBlockSize = 256;
+  const unsigned block = static_cast<unsigned>(INT_MAX / kBlockSize + 1);
+  RECORD_SCOPE("vadd_thread for every thread of block " + std::to_string(block) + " of " + std::to_string(kBlockSize) +
+               " threads (indices from 2^31), n = INT_MAX");
+  const std::size_t bytes = (static_cast<std::size_t>(INT_MAX) + 1) * sizeof(float);
+  void* reserved = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  RECORD_REQUIRE(reserved != MAP_FAILED);
+  float* untouchable = static_cast<float*>(reserved);
+  unsigned threads_done = 0;
+  for (unsigned thread = 0; thread < kBlockSize; ++thread) {
+    vadd_thread(block, kBlockSize, thread, untouchable, untouchable, untouchable, INT_MAX);
+    ++threads_done;
+  }
+  RECORD_EQ(threads_done, kBlockSize) << "threads that returned without touching a, b or c";
+  munmap(reserved, bytes);
 }
 
 // ---- On a GPU: the whole program ---------------------------------------------
@@ -210,15 +300,6 @@ TEST(VaddOnGpu, ReportsAnImpossibleBlockSizeAsRuntimeError) {
 // lab 00 writes such an owner in vadd.cu; the tests take the given one that
 // the later labs use (a failed cudaMalloc throws).
 using DeviceFloats = launchlab::cuda::DeviceBuffer<float>;
-
-// The first few indices at or past n that hold anything but the fill value.
-std::vector<std::size_t> written_past(std::span<const float> c, std::size_t n) {
-  std::vector<std::size_t> written;
-  for (std::size_t i = n; i < c.size() && written.size() < 8; ++i) {
-    if (c[i] != kUnwritten) written.push_back(i);
-  }
-  return written;
-}
 
 // Launches the learner's kernel directly, on buffers padded past n, with the
 // grid from the learner's blocks_needed (plus extra_blocks), and records

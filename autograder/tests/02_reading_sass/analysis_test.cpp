@@ -98,6 +98,8 @@ TEST(Constant, Operands) {
       {"|c[0x0][0x388]|", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0x388}})},
       {"c[0x0][0x1a80]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0x1a80}})},
       {"cx[UR4][0x10]", LAUNCHLAB_EXPECTED(MaybeConstant{})},
+      // RZ always reads zero: the offset is 0. Any other register's value is the running code's.
+      {"c[0x0][RZ]", LAUNCHLAB_EXPECTED(MaybeConstant{ConstantOperand{0, 0}})},
       {"c[0x0][R2]", LAUNCHLAB_EXPECTED(MaybeConstant{})},
       {"R2", LAUNCHLAB_EXPECTED(MaybeConstant{})},
       {"0x210", LAUNCHLAB_EXPECTED(MaybeConstant{})},

@@ -93,6 +93,9 @@ TEST(Instruction, MalformedInputThrows) {
       {"FADD R1, , R2", LAUNCHLAB_EXPECTED(std::string("operand"))},
       {"LDG.E R2, desc[UR4][R2.64", LAUNCHLAB_EXPECTED(std::string("bracket"))},
       {"LDG.E R2, R3]", LAUNCHLAB_EXPECTED(std::string("bracket"))},
+      // A bracket closes only with its own kind.
+      {"LDG.E R2, [R2)", LAUNCHLAB_EXPECTED(std::string("bracket"))},
+      {"LDG.E R2, (R3], R4", LAUNCHLAB_EXPECTED(std::string("bracket"))},
   };
   for (const auto& c : cases) {
     RECORD_SCOPE(std::string("parse_instruction(\"") + c.text + "\")");
@@ -268,6 +271,21 @@ TEST(Nvdisasm, DataInOtherSectionsIsNotCode) {
                                           "/*0040*/ BRA `(.L_x_0)"}}})
       << parse_of("parse_nvdisasm", listing)
       << "its functions: only .text._Z1kPi is code, and only its instruction lines are instructions";
+}
+
+// An instruction of a .text. section that parse_instruction rejects stops the
+// whole listing, and the message says on which line.
+TEST(Nvdisasm, MalformedInstructionThrowsWithItsLine) {
+  const std::string listing =
+      "\t.target\tsm_90\n"
+      "\t.section\t.text._Z1kPi,\"ax\",@progbits\n"
+      "_Z1kPi:\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+      "        /*0010*/                   LDG.E R2, desc[UR4][R2.64) ;\n";
+  RECORD_SCOPE(parse_of("parse_nvdisasm", listing));
+  RECORD_THROWS(parse_nvdisasm(listing), std::runtime_error);
+  const std::string message = lt::message_thrown<std::runtime_error>([&] { parse_nvdisasm(listing); });
+  RECORD_CONTAINS(message, LAUNCHLAB_EXPECTED(std::string("line 5:"))) << "the exception's message names the line";
 }
 
 // Where the two parses of one cubin first disagree, in words; empty when the
