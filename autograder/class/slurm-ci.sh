@@ -10,7 +10,8 @@
 #     alone) with `grade-class --engine slurm`: a job array and a collector.
 #  4. Checks the gradebook against each results.json (check_gradebook.py),
 #     grades the same three with `--engine local`, compares the gradebooks,
-#     and checks that a second run finds everything up to date.
+#     checks that a second run finds everything up to date, and that a regrade
+#     keeps the earlier results.json and --similarity finds the copied grid.cpp.
 #  5. Stops the daemons it started, by their process ids, and removes the folder.
 #
 # usage: autograder/class/slurm-ci.sh   (run from anywhere; ./launchlab builds what is missing)
@@ -159,4 +160,11 @@ say "--engine local took $(( $(date +%s) - local_start )) s"
 
 again=$("${grade_class[@]}" --out "$state/out-local" --engine local --jobs 2)
 grep -q "0 to grade, 3 up to date" <<<"$again" || { say "a second run graded again: $again"; exit 1; }
+
+# A regrade keeps the earlier results.json; --similarity finds grid_only's
+# grid.cpp in the solutions' (it is the same file).
+"${grade_class[@]}" --out "$state/out-local" --engine local --jobs 2 --regrade empty --similarity >/dev/null
+[[ -f "$state/out-local/empty/history/1-results.json" ]] || { say "a regrade kept no earlier results.json"; exit 1; }
+grep -q "| 00_vadd_journey | grid_only, solutions | 100% |" "$state/out-local/summary.md" ||
+  { say "--similarity did not find the copied grid.cpp: $(cat "$state/out-local/summary.md")"; exit 1; }
 say "passed in $(elapsed) s"
