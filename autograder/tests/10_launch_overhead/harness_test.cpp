@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,15 @@ TEST(Statistics, RejectsNoSamplesAndPercentilesOutside0To100) {
   RECORD_THROWS((void)percentile(some, -1), std::invalid_argument) << "percentile({1, 2, 3}, -1)";
   RECORD_THROWS((void)percentile(some, 100.5), std::invalid_argument) << "percentile({1, 2, 3}, 100.5)";
   RECORD_THROWS((void)percentile(some, std::nan("")), std::invalid_argument) << "percentile({1, 2, 3}, NaN)";
+  // Drawn whole-number samples (a median of them is exact however it is
+  // computed), every other set empty: only code that rejects exactly those
+  // and finds the median of the rest matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261001);
+  for (int row = 0; row < 8; ++row) {
+    std::vector<double> samples(row % 2 == 0 ? 0 : 1 + random() % 9);
+    for (double& sample : samples) sample = static_cast<double>(random() % 2001) - 1000;
+    RECORD_OUTCOME(median(samples), std::invalid_argument) << "median(" << ::testing::PrintToString(samples) << ")";
+  }
 }
 
 TEST(Statistics, MedianAbsoluteDeviationIgnoresTheWildestSample) {
