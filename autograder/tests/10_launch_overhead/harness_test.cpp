@@ -447,6 +447,14 @@ std::string FirstFields(const std::string& line, int count) {
   return line.substr(0, from);
 }
 
+// The first field of the one row to_csv writes for known_row() named `name`.
+std::string first_row_name(const std::string& name) {
+  std::vector<Measurement> rows = {known_row()};
+  rows[0].name = name;
+  const std::vector<std::string> lines = lines_of(to_csv(rows));
+  return lines.size() < 2 ? std::string() : lines[1].substr(0, lines[1].find(','));
+}
+
 TEST(Csv, StartsWithTheHeaderAndHasOneLinePerRow) {
   Measurement second = known_row();
   second.name = "param_launch";
@@ -494,6 +502,16 @@ TEST(Csv, RejectsANameThatWouldBreakTheFormat) {
   m.clock = "host,events";
   const std::vector<Measurement> rows = {m};
   RECORD_THROWS((void)to_csv(rows), std::invalid_argument) << "to_csv({a row whose clock is \"host,events\"})";
+  // Drawn names, every other one with a comma, a quote or a line feed in it:
+  // only code that rejects exactly those and writes the others matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261002);
+  for (int row = 0; row < 8; ++row) {
+    std::string name;
+    for (std::uint64_t length = 1 + random() % 12; length > 0; --length) name += "abcdefghijklmnopqrstuvwxyz_"[random() % 27];
+    if (row % 2 == 1) name.insert(random() % (name.size() + 1), 1, ",\"\n"[random() % 3]);
+    RECORD_OUTCOME(first_row_name(name), std::invalid_argument)
+        << "to_csv({a row whose name is " << nlohmann::json(name).dump() << "}): its first field";
+  }
 }
 
 }  // namespace
