@@ -24,7 +24,7 @@ enum class Check {
   contains,       ///< the actual text holds the expected text
   is_true,
   is_false,
-  throws,         ///< what_is_thrown() equals the expected description
+  throws,         ///< the outcome (record.h: what_is_thrown(), outcome_of()) equals the expected one
   holds,          ///< a RECORD_REQUIRE condition
 };
 
