@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "launchlab/cli/given_code.h"
 #include "launchlab/cli/stated_rules.h"
 #include "launchlab/grader/process.h"
+#include "launchlab/grader/transcript.h"
+#include "launchlab/record_check.h"
 
 namespace launchlab::cli {
 namespace fs = std::filesystem;
@@ -46,6 +50,72 @@ std::vector<TestedThrow> tested_throws_below(const fs::path& dir) {
     for (auto& check : tested_throws(read_text(source))) tested.push_back(std::move(check));
   }
   return tested;
+}
+
+/// Where the tests not yet made to rest on a value the learner cannot infer
+/// are listed, each with why it stays for now.
+constexpr std::string_view kForgeableAllowance = "autograder/tests/forgeable.txt";
+
+/// Tests allowed to rest on forgeable records for now: lab slug -> test -> why.
+using ForgeableAllowance = std::map<std::string, std::map<std::string, std::string>>;
+
+/// Reads kForgeableAllowance: one "LAB SUITE.NAME: why" a line, '#' starts a
+/// comment line. What does not read so is a problem, and is left out.
+ForgeableAllowance read_forgeable_allowance(const fs::path& root, std::vector<std::string>& problems) {
+  ForgeableAllowance allowed;
+  std::istringstream lines(read_text(root / kForgeableAllowance));
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (line.empty() || line.starts_with('#')) continue;
+    const std::string where = std::string(kForgeableAllowance) + ":" + std::to_string(number) + ": ";
+    const std::size_t space = line.find(' ');
+    const std::size_t colon = line.find(": ", space == std::string::npos ? 0 : space);
+    if (space == std::string::npos || colon == std::string::npos || colon == space + 1 ||
+        line.find_first_not_of(' ', colon + 2) == std::string::npos) {
+      problems.push_back(where + "expected \"LAB SUITE.NAME: why it may rest on forgeable records for now\", got \"" +
+                         line + "\"");
+      continue;
+    }
+    std::string& why = allowed[line.substr(0, space)][line.substr(space + 1, colon - space - 1)];
+    if (!why.empty()) problems.push_back(where + "names a test listed above already");
+    why = line.substr(colon + 2);
+  }
+  return allowed;
+}
+
+/// Whether a test's points rest only on records whose passing value the
+/// checks imply (testing::forgeable): a program writing its own transcript
+/// passes it without computing anything.
+bool rests_on_forgeable_records(const TestTranscript& test) {
+  return std::ranges::all_of(test.records, [](const TranscriptRecord& record) {
+    return !record.check || testing::forgeable(*record.check, record.expected);
+  });
+}
+
+/// Every test with points whose reference records are all forgeable, unless
+/// the allowance lists it; and each listed test that is no longer so. Tests
+/// the reference did not run here (a GPU test on a machine without one)
+/// cannot be told apart and pass unreported.
+void check_forgeable_tests(const Lab& lab, const Transcript& reference, std::map<std::string, std::string> allowed,
+                           const std::function<void(const std::string&)>& problem) {
+  for (const auto& test : lab.tests) {
+    const bool is_allowed = allowed.erase(test.name) > 0;
+    auto found = reference.tests.find(test.name);
+    if (test.points == 0 || found == reference.tests.end() || !found->second.ended || found->second.skipped) continue;
+    const bool forgeable = rests_on_forgeable_records(found->second);
+    if (forgeable && !is_allowed) {
+      problem(test.name + " (" + std::to_string(test.points) +
+              " points) rests only on records whose passing value its checks imply (TRUE, FALSE, THROWS, NO_THROW, "
+              "REQUIRE, NE, one-sided bounds, EQ of a boolean): record a value the learner cannot infer "
+              "(launchlab/record.h), or list it with a reason in " + std::string(kForgeableAllowance));
+    } else if (!forgeable && is_allowed) {
+      problem(std::string(kForgeableAllowance) + " lists " + test.name +
+              ", which now rests on a value the learner cannot infer: take it off the list");
+    }
+  }
+  for (const auto& [name, why] : allowed) {
+    problem(std::string(kForgeableAllowance) + " lists " + name + ", which lab.toml does not name");
+  }
 }
 
 }  // namespace
@@ -130,6 +200,12 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
   const std::vector<Lab>& labs = course.labs;
 
   for (auto& problem : untested_stated_throws(root, labs)) problems.push_back(std::move(problem));
+  ForgeableAllowance forgeable_allowed = read_forgeable_allowance(root, problems);
+  for (const auto& [slug, tests] : forgeable_allowed) {
+    if (std::ranges::none_of(labs, [&](const Lab& lab) { return lab.slug == slug; })) {
+      problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
+    }
+  }
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
 
@@ -182,10 +258,6 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     fs::path starter_binary = build_dir / "tests" / lab.test_binary_name();
     fs::path reference_binary = build_dir / "tests" / lab.reference_binary_name();
     if (reference_build) solution_binary = starter_binary;
-    if (!fs::exists(solution_binary)) {
-      problem("the solution's test program is not built (" + solution_binary.filename().string() + ")");
-      continue;
-    }
     std::string list_problem;
     std::vector<std::string> listed = list_gtest_tests(reference_binary, list_problem);
     if (!list_problem.empty()) problem(list_problem);
@@ -199,7 +271,15 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     for (const auto& name : in_binary) {
       if (!in_toml.count(name)) problem("the test " + name + " is not in lab.toml: it would be run but never graded");
     }
+    if (list_problem.empty()) {
+      ReferenceRun reference = run_reference_program(lab, reference_binary, build_dir / "lint" / lab.slug / "records");
+      check_forgeable_tests(lab, parse_transcript(reference.text), forgeable_allowed[lab.slug], problem);
+    }
 
+    if (!fs::exists(solution_binary)) {
+      problem("the solution's test program is not built (" + solution_binary.filename().string() + ")");
+      continue;
+    }
     fs::path scratch = build_dir / "lint" / lab.slug;
     // The starter's run compares with the reference's transcript of the
     // solution's run: made fresh here, read again there.

@@ -9,8 +9,10 @@
 namespace launchlab::cli {
 
 /// Checks the course itself: every lab has its chapter, overlay, tests and
-/// metadata; lab.toml and the test programs name the same tests; starters
-/// fail and solutions pass. Returns the problems found (empty: all good).
+/// metadata; lab.toml and the test programs name the same tests; no test
+/// with points rests only on forgeable records (record_check.h), unless
+/// autograder/tests/forgeable.txt lists it with a reason; starters fail and
+/// solutions pass. Returns the problems found (empty: all good).
 std::vector<std::string> lint_course(const std::filesystem::path& root, const std::filesystem::path& build_dir,
                                      const grader::Capabilities& capabilities);
 

@@ -130,6 +130,8 @@ Record& Record::expect(json expected, json parameter) {
   return *this;
 }
 
+Record& Record::expect_own_value() { return expect(actual_); }
+
 Record::~Record() {
   if constexpr (kReferenceBuild) {
     // is_true, is_false and holds carry their expected value in their name.

@@ -60,6 +60,14 @@ std::uint64_t secret_seed(std::uint64_t fallback) {
   return std::strtoull(seed, nullptr, 0);
 }
 
+std::mt19937_64 seeded_random(std::uint64_t fallback) {
+  std::string test;
+  if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
+    test = std::string(info->test_suite_name()) + "." + info->name();
+  }
+  return std::mt19937_64(secret_seed(fallback) ^ std::hash<std::string>{}(test));
+}
+
 fs::path nvcc() { return LAUNCHLAB_NVCC; }
 
 fs::path test_data(std::string_view relative) {

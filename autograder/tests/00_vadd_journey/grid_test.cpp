@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -112,6 +113,15 @@ TEST(GridArithmetic, BlocksNeededDoesNotOverflowNearTheTopOf64Bits) {
 TEST(GridArithmetic, BlocksNeededRejectsABlockSizeOfZero) {
   for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1'000'000}}) {
     RECORD_THROWS(blocks_needed(n, 0), std::invalid_argument) << "blocks_needed(n = " << n << ", block_size = 0)";
+  }
+  // Drawn inputs, every other one with a block size of 0: only code that
+  // rejects exactly those and counts the blocks of the rest matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260001);
+  for (int row = 0; row < 8; ++row) {
+    const std::uint64_t n = random() >> (random() % 64);
+    const auto block_size = row % 2 == 0 ? 0u : static_cast<std::uint32_t>(1 + random() % 1024);
+    RECORD_OUTCOME(blocks_needed(n, block_size), std::invalid_argument)
+        << "blocks_needed(n = " << n << ", block_size = " << block_size << ")";
   }
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -101,8 +103,21 @@ TEST(Tokenize, SplitsLikeAShell) {
 }
 
 TEST(Tokenize, RejectsUnterminatedQuotes) {
-  for (const char* command : {R"(gcc "vadd.cu)", R"(gcc 'vadd.cu)", R"(gcc vadd.cu\)"}) {
+  const std::vector<std::string> unterminated = {R"("vadd.cu)", R"('vadd.cu)", R"(vadd.cu\)"};
+  for (const std::string& last : unterminated) {
+    const std::string command = "gcc " + last;
     RECORD_THROWS(split_arguments(command), std::runtime_error) << "split_arguments(R\"(" << command << ")\")";
+  }
+  // Drawn commands, every other one ending in an unterminated word: only code
+  // that rejects exactly those and splits the rest matches the solution.
+  const std::vector<std::string> words = {"nvcc", "-O2", R"("a b")", R"('c d')", R"(e\ f)", R"(-DNAME="x y")",
+                                          R"('it''s')", R"("q\"r")", "-o", "vadd"};
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260101);
+  for (int row = 0; row < 8; ++row) {
+    std::string command = "gcc";
+    for (std::uint64_t count = 1 + random() % 5; count > 0; --count) command += " " + words[random() % words.size()];
+    if (row % 2 == 1) command += " " + unterminated[random() % unterminated.size()];
+    RECORD_OUTCOME(split_arguments(command), std::runtime_error) << "split_arguments(R\"(" << command << ")\")";
   }
 }
 

@@ -4,7 +4,9 @@
 // nvcc accepts and refuses near the 32,764-byte limit.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "cases.h"
 #include "cubin_info.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "param_buffer.h"
 
 namespace launchlab::param_buffer_tests {
@@ -136,6 +139,27 @@ TEST(Layout, RejectsImpossibleParameters) {
     const std::vector<Param> params = {Param{"c", 1, 1}, Param{"odd", 24, bad}};
     RECORD_THROWS(param_buffer::lay_out(params), std::invalid_argument)
         << show(params) << ": an alignment of " << bad << ", not a power of two";
+  }
+  // Drawn parameter lists, every other one with a parameter of 0 bytes or an
+  // alignment that is no power of two: only code that rejects exactly those
+  // and lays out the others matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260401);
+  for (int row = 0; row < 8; ++row) {
+    std::vector<Param> params(1 + random() % 6);
+    for (Param& p : params) {
+      p.alignment = std::size_t{1} << (random() % 5);
+      p.size = p.alignment * (1 + random() % 4);
+      p.name = std::string(1, static_cast<char>('a' + random() % 26));
+    }
+    if (row % 2 == 1) {
+      Param& broken = params[random() % params.size()];
+      if (random() % 2 == 0) {
+        broken.size = 0;
+      } else {
+        broken.alignment = std::array<std::size_t, 4>{0, 3, 12, 24}[random() % 4];
+      }
+    }
+    RECORD_OUTCOME(param_buffer::lay_out(params).slots, std::invalid_argument) << show(params);
   }
 }
 

@@ -2,8 +2,10 @@
 // kernels/small.cu.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,6 +26,13 @@ std::vector<std::byte> bytes(std::string_view text) {
   std::vector<std::byte> out(text.size());
   std::memcpy(out.data(), text.data(), text.size());
   return out;
+}
+
+// What sass_runs_on says for each (sm, major, minor), in order.
+std::vector<bool> runs_on_each(const std::vector<std::array<int, 3>>& cases) {
+  std::vector<bool> runs;
+  for (const auto& [sm, major, minor] : cases) runs.push_back(launchlab::driver::sass_runs_on(sm, major, minor));
+  return runs;
 }
 
 std::string as_text(const std::vector<std::byte>& image) {
@@ -115,6 +124,18 @@ TEST(Images, SassRunsWithinItsMajorVersion) {
         << "sass_runs_on(" << c.sm << ", " << c.major << ", " << c.minor << "): SASS for sm_" << c.sm
         << " on a device of compute capability " << c.major << "." << c.minor;
   }
+  // Drawn cases, half of them of the device's own major version: each answer
+  // alone is one of two values, so they are recorded as one list.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260502);
+  std::vector<std::array<int, 3>> drawn(16);
+  std::string shown;
+  for (auto& [sm, major, minor] : drawn) {
+    major = 7 + static_cast<int>(random() % 6);
+    minor = static_cast<int>(random() % 10);
+    sm = 10 * (random() % 2 == 0 ? major : 7 + static_cast<int>(random() % 6)) + static_cast<int>(random() % 10);
+    shown += " (" + std::to_string(sm) + ", " + std::to_string(major) + ", " + std::to_string(minor) + ")";
+  }
+  RECORD_OUTCOME(runs_on_each(drawn), std::invalid_argument) << "sass_runs_on(sm, major, minor) for each of" << shown;
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "driver.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 
 namespace launchlab::driver_tests {
 namespace {
@@ -79,6 +81,20 @@ TEST(Stats, RejectsEmptyAndInvalidInput) {
   RECORD_THROWS(quantile(some, 1.5), std::invalid_argument) << "quantile({1, 2, 3}, 1.5)";
   RECORD_THROWS(quantile(some, std::numeric_limits<double>::quiet_NaN()), std::invalid_argument)
       << "quantile({1, 2, 3}, NaN)";
+  // Drawn whole-number samples, an odd count of them, and q of 0, 0.5 or 1
+  // (each quantile is then one sample, exact however it is computed); every
+  // other row has no samples or a q outside [0, 1]: only code that rejects
+  // exactly those and finds the quantile of the rest matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260501);
+  for (int row = 0; row < 8; ++row) {
+    const bool invalid = row % 2 == 0;
+    std::vector<double> samples(invalid && random() % 2 == 0 ? 0 : 1 + 2 * (random() % 5));
+    for (double& sample : samples) sample = static_cast<double>(random() % 2001) - 1000;
+    const double q = !invalid || samples.empty() ? static_cast<double>(random() % 3) / 2
+                                                 : (random() % 2 == 0 ? -1.0 : 1.0) * (1.25 + static_cast<double>(random() % 4));
+    RECORD_OUTCOME(quantile(samples, q), std::invalid_argument)
+        << "quantile(" << ::testing::PrintToString(samples) << ", " << q << ")";
+  }
 }
 
 }  // namespace

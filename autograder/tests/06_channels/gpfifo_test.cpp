@@ -3,11 +3,13 @@
 
 #include <array>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "channels.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "views.h"
 
 namespace {
@@ -85,6 +87,22 @@ TEST(GpEntry, EntriesThatCannotBeEncodedAreRejected) {
       << "encode_gp_entry({address 0x1000, length 2097152, MAIN}): length 2^21";
   RECORD_NO_THROW(encode_gp_entry({(1ull << 40) - 4, (1u << 21) - 1, GpLevel::Main, false, false}))
       << "encode_gp_entry({address 0xfffffffffc, length 2097151, MAIN}): the largest address and length";
+  // Drawn entries, every other one with an address or a length it cannot
+  // hold: only code that rejects exactly those and encodes the rest matches
+  // the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260603);
+  for (int row = 0; row < 8; ++row) {
+    GpEntry entry{(random() % (1ull << 38)) * 4, static_cast<std::uint32_t>(random() % (1u << 21)),
+                  random() % 2 == 0 ? GpLevel::Main : GpLevel::Subroutine, random() % 2 == 0, false};
+    if (row % 2 == 1) {
+      switch (random() % 3) {
+        case 0: entry.address += 1 + random() % 3; break;
+        case 1: entry.address += 1ull << 40; break;
+        default: entry.length = (1u << 21) + static_cast<std::uint32_t>(random() % (1u << 21)); break;
+      }
+    }
+    RECORD_OUTCOME(encode_gp_entry(entry), ChannelError) << encode_call(entry);
+  }
 }
 
 }  // namespace

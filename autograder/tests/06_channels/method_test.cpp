@@ -2,6 +2,7 @@
 // clc56f.h and the committed fixtures.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <optional>
 #include <random>
 #include <string>
@@ -94,6 +95,14 @@ TEST(Method, UnknownSecOpsAreRejected) {
         << "encode_method_header({SEC_OP " << op << ", subchannel 1, SEND_PCAS_A (0x02b4), count 1})";
   }
   RECORD_THROWS(decode_method_header(0), ChannelError) << "decode_method_header(0x00000000), SEC_OP 0";
+  // Drawn words, every other one with an unknown SEC_OP: only code that
+  // rejects exactly those and decodes the rest matches the solution.
+  std::mt19937_64 random = lt::seeded_random(20260601);
+  for (int row = 0; row < 8; ++row) {
+    const std::uint32_t op = row % 2 == 0 ? std::array{0u, 2u, 6u, 7u}[random() % 4] : std::array{1u, 3u, 4u, 5u}[random() % 4];
+    const std::uint32_t word = (op << 29) | static_cast<std::uint32_t>(random() & 0x1fff'ffff);
+    RECORD_OUTCOME(decode_method_header(word), ChannelError) << "decode_method_header(" << hex(word, 8) << ")";
+  }
 }
 
 TEST(Method, ValuesOutsideTheFieldsAreRejected) {
@@ -111,6 +120,22 @@ TEST(Method, ValuesOutsideTheFieldsAreRejected) {
       << "encode_method_header({IMMD, subchannel 7, method 0x3ffc, value 0x1fff}): the largest of every field";
   RECORD_NO_THROW(encode_method_header({SecOp::Inc, 0, 0, 0}))
       << "encode_method_header({INC, subchannel 0, SET_OBJECT (0x0000), count 0}): all zero but SEC_OP";
+  // Drawn headers, every other one with one field just outside its bits:
+  // only code that rejects exactly those and encodes the rest matches the solution.
+  std::mt19937_64 random = lt::seeded_random(20260602);
+  for (int row = 0; row < 8; ++row) {
+    MethodHeader h{std::array{SecOp::Inc, SecOp::NonInc, SecOp::Immd, SecOp::OneInc}[random() % 4],
+                   static_cast<unsigned>(random() % 8), static_cast<std::uint32_t>(random() % 0x1000) * 4,
+                   static_cast<std::uint32_t>(random() % 0x2000)};
+    if (row % 2 == 1) {
+      switch (random() % 3) {
+        case 0: h.subchannel = 8 + static_cast<unsigned>(random() % 8); break;
+        case 1: h.method += 1 + static_cast<std::uint32_t>(random() % 3); break;
+        default: h.count = 0x2000 + static_cast<std::uint32_t>(random() % 0x2000); break;
+      }
+    }
+    RECORD_OUTCOME(encode_method_header(h), ChannelError) << encode_call(h);
+  }
 }
 
 // What parse_pushbuffer gives, or no groups when it threw (recorded).

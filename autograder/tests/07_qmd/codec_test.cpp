@@ -9,6 +9,7 @@
 
 #include "header_fields.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "qmd.h"
 
 namespace {
@@ -182,35 +183,55 @@ TEST(Units, ShiftedFieldsAreUndone) {
 }
 
 TEST(Units, ValuesThatCannotBeStoredThrow) {
-  // `change` makes one field of `base` too large or misaligned for its range.
-  auto rejects = [](Qmd base, void (*change)(Qmd&), const char* why) {
-    Qmd q = base;
-    change(q);
+  // One field of a version's zero QMD, given a value it cannot hold; and the
+  // values it can hold: below `limit`, multiples of `step`.
+  struct Case {
+    QmdVersion version;
+    void (*set)(Qmd&, std::uint64_t);
+    std::uint64_t rejected;
+    std::uint64_t limit;
+    std::uint64_t step;
+    const char* why;
+  };
+  const std::vector<Case> cases = {
+      {QmdVersion::V03_00, [](Qmd& q, std::uint64_t v) { q.grid[1] = static_cast<std::uint32_t>(v); }, 0x10000,
+       0x10000, 1, "a V03_00 grid height of 65536 (16 bits)"},
+      {QmdVersion::V03_00, [](Qmd& q, std::uint64_t v) { q.registers = static_cast<std::uint32_t>(v); }, 512, 512, 1,
+       "512 registers (REGISTER_COUNT_V is 9 bits)"},
+      {QmdVersion::V03_00, [](Qmd& q, std::uint64_t v) { q.program_address = v; }, 1ull << 49, 1ull << 49, 256,
+       "a V03_00 program address of 2^49 (49 bits)"},
+      {QmdVersion::V03_00, [](Qmd& q, std::uint64_t v) { q.release0.address = v; }, 1ull << 40, 1ull << 40, 16,
+       "a V03_00 release address of 2^40 (40 bits)"},
+      {QmdVersion::V03_00, [](Qmd& q, std::uint64_t v) { q.cbank0.size = static_cast<std::uint32_t>(v); }, 100, 0x10000,
+       16, "a constant bank of 100 bytes (SHIFTED4: a multiple of 16)"},
+      {QmdVersion::V04_00, [](Qmd& q, std::uint64_t v) { q.cbank0.address = v; }, 0x1001, 1ull << 40, 64,
+       "a V04_00 constant bank at 0x1001 (SHIFTED6: a multiple of 64)"},
+      {QmdVersion::V04_00, [](Qmd& q, std::uint64_t v) { q.cbank0.size = static_cast<std::uint32_t>(v); }, 0x20000,
+       0x20000, 16, "a constant bank of 128 KiB (SHIFTED4 in 13 bits: at most 131056 bytes)"},
+      {QmdVersion::V05_00, [](Qmd& q, std::uint64_t v) { q.shared_memory = static_cast<std::uint32_t>(v); }, 100,
+       0x30000, 128, "V05_00 shared memory of 100 bytes (SHIFTED7: a multiple of 128)"},
+      {QmdVersion::V05_00, [](Qmd& q, std::uint64_t v) { q.block[2] = static_cast<std::uint32_t>(v); }, 256, 256, 1,
+       "a V05_00 block depth of 256 (CTA_THREAD_DIMENSION2 is 8 bits)"},
+      {QmdVersion::V05_00, [](Qmd& q, std::uint64_t v) { q.program_address = v; }, 0x1008, 1ull << 40, 16,
+       "a V05_00 program address of 0x1008 (SHIFTED4)"},
+      {QmdVersion::V05_00, [](Qmd& q, std::uint64_t v) { q.minor_version = static_cast<std::uint32_t>(v); }, 16, 16, 1,
+       "minor version 16 (4 bits)"},
+  };
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260701);
+  for (const Case& c : cases) {
+    Qmd q;
+    q.version = c.version;
+    c.set(q, c.rejected);
     std::vector<std::uint32_t> words(qmd_words(q.version), 0x5a5a5a5au);
     const auto before = words;
-    RECORD_SCOPE(std::string("encode_into(") + why + ", a QMD of 0x5a5a5a5a words)");
+    RECORD_SCOPE(std::string("encode_into(") + c.why + ", a QMD of 0x5a5a5a5a words)");
     RECORD_THROWS(encode_into(q, words), QmdError);
-    RECORD_TRUE(words == before) << "the QMD afterwards is as it was: a failed encode_into must not change it";
-  };
-  Qmd v3;
-  v3.version = QmdVersion::V03_00;
-  Qmd v4 = v3, v5 = v3;
-  v4.version = QmdVersion::V04_00;
-  v5.version = QmdVersion::V05_00;
-
-  rejects(v3, [](Qmd& q) { q.grid[1] = 0x10000; }, "a V03_00 grid height of 65536 (16 bits)");
-  rejects(v3, [](Qmd& q) { q.registers = 512; }, "512 registers (REGISTER_COUNT_V is 9 bits)");
-  rejects(v3, [](Qmd& q) { q.program_address = 1ull << 49; }, "a V03_00 program address of 2^49 (49 bits)");
-  rejects(v3, [](Qmd& q) { q.release0.address = 1ull << 40; }, "a V03_00 release address of 2^40 (40 bits)");
-  rejects(v3, [](Qmd& q) { q.cbank0.size = 100; }, "a constant bank of 100 bytes (SHIFTED4: a multiple of 16)");
-  rejects(v4, [](Qmd& q) { q.cbank0.address = 0x1001; },
-          "a V04_00 constant bank at 0x1001 (SHIFTED6: a multiple of 64)");
-  rejects(v4, [](Qmd& q) { q.cbank0.size = 0x20000; },
-          "a constant bank of 128 KiB (SHIFTED4 in 13 bits: at most 131056 bytes)");
-  rejects(v5, [](Qmd& q) { q.shared_memory = 100; }, "V05_00 shared memory of 100 bytes (SHIFTED7: a multiple of 128)");
-  rejects(v5, [](Qmd& q) { q.block[2] = 256; }, "a V05_00 block depth of 256 (CTA_THREAD_DIMENSION2 is 8 bits)");
-  rejects(v5, [](Qmd& q) { q.program_address = 0x1008; }, "a V05_00 program address of 0x1008 (SHIFTED4)");
-  rejects(v5, [](Qmd& q) { q.minor_version = 16; }, "minor version 16 (4 bits)");
+    RECORD_EQ(words, before) << "the QMD afterwards: a failed encode_into must leave it as it was";
+    // A drawn value the field can hold: what encode gives for it is the solution's.
+    const std::uint64_t fits = random() % (c.limit / c.step) * c.step;
+    c.set(q, fits);
+    RECORD_OUTCOME(encode(q), QmdError) << "encode(the same QMD with the field at " << fits << ")";
+  }
 }
 
 TEST(Fixtures, CommittedQmdsDecodeToTheirValues) {

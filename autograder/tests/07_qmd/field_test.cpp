@@ -9,6 +9,7 @@
 
 #include "header_fields.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "qmd.h"
 
 namespace {
@@ -22,6 +23,13 @@ std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<std::uint32_t> words(n);
   for (auto& w : words) w = rng();
+  return words;
+}
+
+// Four zero words after write_field(words, field, value).
+std::vector<std::uint32_t> written_to_zero_words(Field field, std::uint64_t value) {
+  std::vector<std::uint32_t> words(4, 0);
+  write_field(words, field, value);
   return words;
 }
 
@@ -139,10 +147,20 @@ TEST(Field, ValuesTooWideThrow) {
   RECORD_THROWS(write_field(words, {0, 0}, 2), QmdError) << "write_field(MW(0:0), 2): 2 in one bit";
   const std::vector<std::uint32_t> before = words;
   RECORD_THROWS(write_field(words, {40, 28}, 1ull << 13), QmdError) << "write_field(MW(40:28), 2^13): 14 bits in 13";
-  RECORD_TRUE(words == before)
-      << "the words after write_field(MW(40:28), 2^13) are those before it: a value that does not fit must leave them "
-         "unchanged";
+  RECORD_EQ(words, before)
+      << "the words after write_field(MW(40:28), 2^13): a value that does not fit must leave them unchanged";
   RECORD_NO_THROW(write_field(words, {127, 64}, ~0ull)) << "write_field(MW(127:64), 2^64 - 1): 64 bits fit in 64";
+  // Drawn fields and values, every other value one bit too wide: only code
+  // that rejects exactly those and writes the rest matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260702);
+  for (int row = 0; row < 8; ++row) {
+    const auto width = static_cast<unsigned>(1 + random() % 63);
+    const auto lo = static_cast<unsigned>(random() % (128 - width));
+    const Field field{lo + width - 1, lo};
+    const std::uint64_t value = (random() & ((1ull << width) - 1)) | (row % 2 == 1 ? 1ull << width : 0);
+    RECORD_OUTCOME(written_to_zero_words(field, value), QmdError)
+        << "write_field(4 zero words, MW(" << field.hi << ":" << field.lo << "), " << value << ")";
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -29,7 +30,18 @@ TEST(Median, OfAnEvenCountIsTheMeanOfTheMiddlePair) {
   RECORD_NEAR(median({5.0, 5.0, 1.0, 100.0, 5.0, 6.0}), 5.0, 1e-12) << "median({5, 5, 1, 100, 5, 6})";
 }
 
-TEST(Median, RejectsNoSamples) { RECORD_THROWS(median({}), std::invalid_argument) << "median({})"; }
+TEST(Median, RejectsNoSamples) {
+  RECORD_THROWS(median({}), std::invalid_argument) << "median({})";
+  // Drawn whole-number samples (a median of them is exact however it is
+  // computed), every other set empty: only code that rejects exactly those
+  // and finds the median of the rest matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20260901);
+  for (int row = 0; row < 8; ++row) {
+    std::vector<double> samples(row % 2 == 0 ? 0 : 1 + random() % 9);
+    for (double& sample : samples) sample = static_cast<double>(random() % 2001) - 1000;
+    RECORD_OUTCOME(median(samples), std::invalid_argument) << "median(" << ::testing::PrintToString(samples) << ")";
+  }
+}
 
 TEST(Bandwidth, IsBytesOverSecondsInGigabytes) {
   RECORD_NEAR(gigabytes_per_second(1'000'000'000, 1.0), 1.0, 1e-12)

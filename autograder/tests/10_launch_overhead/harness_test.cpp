@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,15 @@ TEST(Statistics, RejectsNoSamplesAndPercentilesOutside0To100) {
   RECORD_THROWS((void)percentile(some, -1), std::invalid_argument) << "percentile({1, 2, 3}, -1)";
   RECORD_THROWS((void)percentile(some, 100.5), std::invalid_argument) << "percentile({1, 2, 3}, 100.5)";
   RECORD_THROWS((void)percentile(some, std::nan("")), std::invalid_argument) << "percentile({1, 2, 3}, NaN)";
+  // Drawn whole-number samples (a median of them is exact however it is
+  // computed), every other set empty: only code that rejects exactly those
+  // and finds the median of the rest matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261001);
+  for (int row = 0; row < 8; ++row) {
+    std::vector<double> samples(row % 2 == 0 ? 0 : 1 + random() % 9);
+    for (double& sample : samples) sample = static_cast<double>(random() % 2001) - 1000;
+    RECORD_OUTCOME(median(samples), std::invalid_argument) << "median(" << ::testing::PrintToString(samples) << ")";
+  }
 }
 
 TEST(Statistics, MedianAbsoluteDeviationIgnoresTheWildestSample) {
@@ -437,6 +447,14 @@ std::string FirstFields(const std::string& line, int count) {
   return line.substr(0, from);
 }
 
+// The first field of the one row to_csv writes for known_row() named `name`.
+std::string first_row_name(const std::string& name) {
+  std::vector<Measurement> rows = {known_row()};
+  rows[0].name = name;
+  const std::vector<std::string> lines = lines_of(to_csv(rows));
+  return lines.size() < 2 ? std::string() : lines[1].substr(0, lines[1].find(','));
+}
+
 TEST(Csv, StartsWithTheHeaderAndHasOneLinePerRow) {
   Measurement second = known_row();
   second.name = "param_launch";
@@ -484,6 +502,16 @@ TEST(Csv, RejectsANameThatWouldBreakTheFormat) {
   m.clock = "host,events";
   const std::vector<Measurement> rows = {m};
   RECORD_THROWS((void)to_csv(rows), std::invalid_argument) << "to_csv({a row whose clock is \"host,events\"})";
+  // Drawn names, every other one with a comma, a quote or a line feed in it:
+  // only code that rejects exactly those and writes the others matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261002);
+  for (int row = 0; row < 8; ++row) {
+    std::string name;
+    for (std::uint64_t length = 1 + random() % 12; length > 0; --length) name += "abcdefghijklmnopqrstuvwxyz_"[random() % 27];
+    if (row % 2 == 1) name.insert(random() % (name.size() + 1), 1, ",\"\n"[random() % 3]);
+    RECORD_OUTCOME(first_row_name(name), std::invalid_argument)
+        << "to_csv({a row whose name is " << nlohmann::json(name).dump() << "}): its first field";
+  }
 }
 
 }  // namespace

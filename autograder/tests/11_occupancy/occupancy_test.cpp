@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -183,6 +184,24 @@ TEST(Occupancy, RejectsABlockOfNoThreadsAndACarveoutOutOfRange) {
   for (const LaunchShape& bad : {shape(0), shape(-32), shape(64, 0, -2), shape(64, 0, 101)}) {
     RECORD_THROWS((void)compute_occupancy(documented::limits(90), kernel(16), bad), std::invalid_argument)
         << "compute_occupancy(sm_90, " << describe(kernel(16), bad) << ")";
+  }
+  // Drawn launches, every other one with no threads or a carveout out of
+  // range: only code that rejects exactly those and counts the blocks of the
+  // rest matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20261102);
+  for (int row = 0; row < 8; ++row) {
+    LaunchShape drawn = shape(static_cast<int>(1 + random() % 1024), random() % (32 * 1024),
+                              static_cast<int>(random() % 102) - 1);
+    if (row % 2 == 1) {
+      if (random() % 2 == 0) {
+        drawn.block_size = -static_cast<int>(random() % 64);
+      } else {
+        drawn.carveout_percent = random() % 2 == 0 ? -2 - static_cast<int>(random() % 100) : 101 + static_cast<int>(random() % 100);
+      }
+    }
+    const KernelResources drawn_kernel = kernel(static_cast<int>(random() % 256));
+    RECORD_OUTCOME(compute_occupancy(documented::limits(90), drawn_kernel, drawn).active_blocks, std::invalid_argument)
+        << "compute_occupancy(sm_90, " << describe(drawn_kernel, drawn) << ")";
   }
 }
 

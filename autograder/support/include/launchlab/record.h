@@ -23,14 +23,30 @@
 ///       RECORD_EQ(blocks_needed(1025, 256), 5u) << "blocks_needed(n = 1025, block_size = 256)";
 ///     }
 ///
-/// - RECORD_EQ / NE / LT / LE / GT / GE (actual, expected): a comparison with
-///   an expected value; `expected` is compiled into the reference build only.
-/// - RECORD_NEAR(actual, expected, tolerance): |actual - expected| <= tolerance.
-/// - RECORD_CONTAINS(text, part): the text holds part.
-/// - RECORD_TRUE / RECORD_FALSE(condition): a property of the learner's
-///   output alone. Never put an expected value inside the condition: write
-///   RECORD_EQ, which keeps it out of the learner's program.
-/// - RECORD_THROWS(statement, Type), RECORD_NO_THROW(statement).
+/// **A point rests on a value the learner cannot infer.** The learner's
+/// program writes its own transcript, so it can write any value: a record
+/// whose passing value follows from its check (RECORD_TRUE: write true) proves
+/// nothing. Every test with points needs at least one record that compares
+/// the learner's value with the reference's value for the same input, exactly
+/// or within a tolerance, where that value is not implied by the check
+/// (record_check.h's forgeable(); `launchlab lint` refuses a test without one).
+///
+/// - RECORD_EQ(actual, expected), RECORD_NEAR(actual, expected, tolerance),
+///   RECORD_CONTAINS(text, part): `expected` is compiled into the reference
+///   build only; these carry points, unless `expected` is a boolean.
+/// - RECORD_OUTCOME(expression, Type): what the expression did on an input,
+///   {"returned": value} or "throws Type", judged equal to what the solution
+///   did on the same input. For inputs drawn with seeded_random()
+///   (testing.h), whose answers no test source holds: a table of seed-drawn
+///   inputs, some valid and some not, shows whether the code rejects exactly
+///   the invalid ones and computes the rest.
+/// - RECORD_NE / LT / LE / GT / GE (actual, bound), RECORD_TRUE / RECORD_FALSE
+///   (condition), RECORD_THROWS(statement, Type), RECORD_NO_THROW(statement),
+///   RECORD_REQUIRE(condition): each implies its own passing value, so none
+///   carries a point alone. Use them beside records that do: never put an
+///   expected value inside a condition (RECORD_TRUE(f(x) == y) is
+///   RECORD_EQ(f(x), y)), and give a test of what must throw a row of
+///   seed-drawn valid inputs recorded with RECORD_OUTCOME.
 /// - RECORD_REQUIRE(condition): ends the test (return) when the condition
 ///   fails, so that what follows never reads past what the learner returned.
 /// - RECORD_SCOPE(text): adds text to the context of every record made in
@@ -184,6 +200,11 @@ class Record {
   /// The reference build's half: what the value is compared with.
   Record& expect(nlohmann::json expected, nlohmann::json parameter = nullptr);
 
+  /// The reference build's half when the solution's own value is what the
+  /// learner's is compared with (RECORD_OUTCOME): for inputs drawn at run
+  /// time, whose answers no test source can hold.
+  Record& expect_own_value();
+
   /// Context, in the learner's terms: the input that gave this value.
   template <class T>
   Record& operator<<(const T& context) {
@@ -209,12 +230,18 @@ class Record {
   bool agreed_ = true;
 };
 
-/// What a statement threw, as a record holds it: "throws Type",
-/// "throws another exception: what()", or "throws nothing".
-template <class Exception, class Statement>
-std::string what_is_thrown(const char* type_name, Statement&& statement) {
+/// What an expression did, as RECORD_OUTCOME records it: {"returned": its
+/// value} (null for a void expression), or what_is_thrown()'s words for what
+/// it threw.
+template <class Exception, class Expression>
+nlohmann::json outcome_of(const char* type_name, Expression&& expression) {
   try {
-    statement();
+    if constexpr (std::is_void_v<decltype(expression())>) {
+      expression();
+      return {{"returned", nullptr}};
+    } else {
+      return {{"returned", ::launchlab::testing::encode(expression())}};
+    }
   } catch (const Exception&) {
     return std::string("throws ") + type_name;
   } catch (const std::exception& e) {
@@ -222,7 +249,14 @@ std::string what_is_thrown(const char* type_name, Statement&& statement) {
   } catch (...) {
     return "throws something that is not a std::exception";
   }
-  return "throws nothing";
+}
+
+/// What a statement threw, as a record holds it: "throws Type",
+/// "throws another exception: what()", or "throws nothing".
+template <class Exception, class Statement>
+std::string what_is_thrown(const char* type_name, Statement&& statement) {
+  nlohmann::json outcome = outcome_of<Exception>(type_name, [&] { statement(); });
+  return outcome.is_string() ? outcome.get<std::string>() : "throws nothing";
 }
 
 /// What a statement threw, for RECORD_NO_THROW: "throws nothing", or what.
@@ -295,6 +329,12 @@ bool record_requirement(const char* expression, bool held, const char* file, int
                                ::launchlab::testing::what_is_thrown_if_any([&] { statement; }),            \
                                __FILE__, __LINE__)                                                              \
       .expect(std::string("throws nothing"))
+
+#define RECORD_OUTCOME(expression, Type)                                                                       \
+  ::launchlab::testing::Record(#expression, ::launchlab::testing::Check::throws,                               \
+                               ::launchlab::testing::outcome_of<Type>(#Type, [&] { return expression; }),      \
+                               __FILE__, __LINE__)                                                             \
+      .expect_own_value()
 
 #define RECORD_REQUIRE(condition)                                                                        \
   if (::launchlab::testing::record_requirement(#condition, static_cast<bool>(condition), __FILE__, __LINE__)) { \

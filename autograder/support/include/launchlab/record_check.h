@@ -24,7 +24,7 @@ enum class Check {
   contains,       ///< the actual text holds the expected text
   is_true,
   is_false,
-  throws,         ///< what_is_thrown() equals the expected description
+  throws,         ///< the outcome (record.h: what_is_thrown(), outcome_of()) equals the expected one
   holds,          ///< a RECORD_REQUIRE condition
 };
 
@@ -45,6 +45,16 @@ struct CheckResult {
 /// and holds, expected is ignored.
 CheckResult check_value(Check check, const nlohmann::json& actual, const nlohmann::json& expected,
                         const nlohmann::json& parameter);
+
+/// Whether a record's passing value follows from its check alone, so that a
+/// program that writes its own transcript could pass it without computing
+/// anything: is_true, is_false, holds, not_equal and the one-sided bounds
+/// (write true, false, another value, +-1.79e308), throws when what passes
+/// is the text the test names ("throws Type", "throws nothing"), and equal,
+/// or an outcome that returned, when the value expected is a boolean or null.
+/// A test is forgeable when all its records are: its points rest on no value
+/// the learner cannot infer, and the course's lint refuses it.
+bool forgeable(Check check, const nlohmann::json& expected);
 
 /// A value as a learner reads it: strings quoted, numbers plain, long
 /// values clipped.

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <typeinfo>
@@ -29,6 +30,12 @@ std::optional<std::filesystem::path> find_cuda_tool(std::string_view name);
 /// it (an instructor's `launchlab grade --seed N`, so that graded inputs
 /// differ from the ones a learner saw), otherwise fallback.
 std::uint64_t secret_seed(std::uint64_t fallback);
+
+/// A random engine for the running test's drawn inputs (RECORD_OUTCOME,
+/// launchlab/record.h): seeded with secret_seed(fallback) and the test's
+/// name, so that each test draws inputs of its own, both builds of a test
+/// draw the same ones, and the grader's seed changes them all.
+std::mt19937_64 seeded_random(std::uint64_t fallback);
 
 /// The nvcc this course was configured with.
 std::filesystem::path nvcc();
