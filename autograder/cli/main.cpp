@@ -251,7 +251,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   report_settings.private_visibility = args.private_visibility;
   nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
   report["extra_data"]["sandbox"] = options.sandbox.describe();
-  report["extra_data"]["phases"] = phases_json(phases);
+  add_phases(report, phases);
   if (!failure.empty()) {
     report["output"] = "The grader could not grade this submission: " + failure;
     report["score"] = 0;
