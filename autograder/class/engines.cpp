@@ -468,21 +468,30 @@ int run_local(const Plan& plan, int jobs) {
   std::mutex printing;
   std::vector<std::string> failed;
   std::size_t done = 0;
+  auto grade_next = [&] {
+    std::size_t index;
+    if (stopping || (index = next++) >= plan.tasks.size()) return false;
+    const auto& task = plan.tasks[index];
+    GradingOutcome outcome;
+    try {
+      outcome = grade_one(plan, task);
+    } catch (const std::exception& error) {
+      outcome.line = std::string("FAILED: ") + error.what();
+    }
+    std::lock_guard<std::mutex> hold(printing);
+    ++done;
+    std::cout << "[" << std::setw(4) << done << "/" << plan.tasks.size() << "] " << std::left << std::setw(24)
+              << task.student << std::right << " " << outcome.line << "  (" << std::fixed << std::setprecision(1)
+              << outcome.seconds << " s)" << std::endl;
+    if (!outcome.graded) failed.push_back(task.student);
+    return true;
+  };
+  // The first grading runs alone: it builds the trusted part and records
+  // the reference's transcripts (twice, so that they may be kept), which
+  // the gradings after it read instead of each doing the same at once.
+  grade_next();
   auto worker = [&] {
-    for (std::size_t index; !stopping && (index = next++) < plan.tasks.size();) {
-      const auto& task = plan.tasks[index];
-      GradingOutcome outcome;
-      try {
-        outcome = grade_one(plan, task);
-      } catch (const std::exception& error) {
-        outcome.line = std::string("FAILED: ") + error.what();
-      }
-      std::lock_guard<std::mutex> hold(printing);
-      ++done;
-      std::cout << "[" << std::setw(4) << done << "/" << plan.tasks.size() << "] " << std::left << std::setw(24)
-                << task.student << std::right << " " << outcome.line << "  (" << std::fixed << std::setprecision(1)
-                << outcome.seconds << " s)" << std::endl;
-      if (!outcome.graded) failed.push_back(task.student);
+    while (grade_next()) {
     }
   };
   std::vector<std::thread> workers;

@@ -247,7 +247,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   try {
     nlohmann::json report = results_json(results, capabilities, seconds, report_settings);
     report["extra_data"]["sandbox"] = options.sandbox.describe();
-    report["extra_data"]["phases"] = phases_json(phases);
+    add_phases(report, phases);
     // For staff, so that a regrade can give --seed: Gradescope stores
     // extra_data with the submission and shows students only the outputs. A
     // seed given with --seed may serve a whole class, so only one drawn for

@@ -287,7 +287,7 @@ Lab load_lab(const fs::path& lab_dir) {
   const toml::table doc = reader.parse();
   const std::string at_top = "at the top of lab.toml";
   reader.only_keys(doc,
-                   {"title", "summary", "student_files", "timeout_seconds", "test_timeout_seconds", "sanitize",
+                   {"title", "summary", "student_files", "timeout_seconds", "test_timeout_seconds", "timing_attempts", "sanitize",
                     "sanitize_points", "hints", "tests"},
                    at_top);
   const toml::node& title = reader.required(doc, "title", true, at_top);
@@ -314,6 +314,7 @@ Lab load_lab(const fs::path& lab_dir) {
   }
   lab.hints = reader.strings(reader.required(doc, "hints", true, at_top), "hints");
   if (const toml::node* timeout = doc.get("timeout_seconds")) lab.timeout_seconds = reader.count(*timeout, "timeout_seconds");
+  if (const toml::node* attempts = doc.get("timing_attempts")) lab.timing_attempts = reader.count(*attempts, "timing_attempts");
   if (const toml::node* timeout = doc.get("test_timeout_seconds")) {
     lab.test_timeout_seconds = reader.count(*timeout, "test_timeout_seconds");
   }

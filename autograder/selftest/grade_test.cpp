@@ -468,7 +468,7 @@ TEST_F(FixtureGrading, ASubmissionsOwnMaterialIsNotRead) {
   write_text(submission / "labs" / "01_beta" / "fixtures" / "values.txt", "1000 1 2 3\n");
   Graded graded = grade_fixture(submission, {"--labs", "01"});
   EXPECT_EQ(graded.outcome("Beta.FindsTheLargest"), "passed") << graded.output("Beta.FindsTheLargest");
-  EXPECT_EQ(graded.total(), 4) << graded.run.output;
+  EXPECT_EQ(graded.total(), 5) << graded.run.output;
 }
 
 TEST_F(FixtureGrading, ACourseSecretDrawsASeedOfEachSubmissionsOwnAndKeepsItForARegrade) {

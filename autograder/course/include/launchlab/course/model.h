@@ -74,6 +74,9 @@ struct Lab {
   std::vector<LabTest> tests;               ///< in lab.toml's order
   int timeout_seconds = 120;                ///< for one run of the test program
   int test_timeout_seconds = 60;            ///< for one test inside that run
+  /// How many times the tests that measure on the GPU are run while it is
+  /// throttled or shared, before the lab is flagged for a regrade.
+  int timing_attempts = 3;
   /// The lab's `sanitize`: the tools its GPU tests run under unless a test names its own.
   std::vector<std::string> sanitize;
   int sanitize_points = 1;                  ///< points of each SanitizerCheck

@@ -30,6 +30,7 @@ struct Capabilities {
   /// the GPU's name and UUID, the tools found. Part of the key of the
   /// reference transcripts kept between gradings.
   std::string machine;
+  std::string gpu_uuid;  ///< "GPU-..." as NVML names it; empty without a GPU
 
   /// Whether a test with these needs can run here; the first unmet need otherwise.
   std::optional<std::string> unmet_need(const LabTest& test) const;
@@ -92,6 +93,12 @@ struct LabPhases {
   /// Tests the reference program ran for this grading: not cached yet, or
   /// varying between runs (timings), so measured beside the learner's.
   std::vector<std::string> measured_tests;
+  /// NVML's readings of the GPU around the learner's tests that measure
+  /// (gpu_state.h), one per attempt; empty when none ran on a GPU.
+  nlohmann::json gpu_readings = nlohmann::json::array();
+  /// Set when every attempt at those tests found the GPU throttled or
+  /// shared: why, for results.json's extra_data.regrade.
+  std::string regrade;
 };
 
 /// Where a grading's time went, phase by phase.
@@ -101,10 +108,12 @@ struct GradingPhases {
   std::map<std::string, LabPhases> labs;  ///< by slug, for the labs that ran
 };
 
-/// extra_data.phases: {"trusted_part", "learner_build", "tests", "cache_hits",
-/// "labs": {slug: {"reference" | "reference_cached", "learner", "judge",
-/// "cache_hits", "measured"}}}, in seconds.
-nlohmann::json phases_json(const GradingPhases& phases);
+/// Writes the phases into results.json: extra_data.phases {"trusted_part",
+/// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
+/// "reference_cached", "learner", "judge", "cache_hits", "measured",
+/// "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
+/// whose timing tests never found the GPU fair.
+void add_phases(nlohmann::json& results, const GradingPhases& phases);
 
 /// How the learner's program is run.
 struct RunSettings {
