@@ -73,11 +73,14 @@ def problems_of_entry(msgid, msgstr, glossary, language):
     # A term inside code (a path, a name) is not the term: it stays as it is.
     prose = CODE_SPAN.sub(" ", msgid)
     for term, forms in glossary.items():
-        form = forms.get(language)
-        if not form or not re.search(rf"\b{re.escape(term)}(s|es)?\b", prose, re.IGNORECASE):
+        # A language's word, or its forms (a plural that is not the singular
+        # and a suffix: "canal", "canais").
+        words = forms.get(language)
+        words = [words] if isinstance(words, str) else words or []
+        if not words or not re.search(rf"\b{re.escape(term)}(s|es)?\b", prose, re.IGNORECASE):
             continue
-        if form.lower() not in msgstr.lower():
-            problems.append(f"the glossary's word for '{term}' is '{form}'")
+        if not any(word.lower() in msgstr.lower() for word in words):
+            problems.append(f"the glossary's word for '{term}' is " + " or ".join(f"'{word}'" for word in words))
     return problems
 
 
