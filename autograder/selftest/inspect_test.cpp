@@ -324,16 +324,16 @@ std::map<std::string, ParamLayout> cuobjdump_layouts(const std::string& listing)
   return kernels;
 }
 
-std::map<std::string, ParamLayout> inspect_layouts(const Value& cubin) {
+std::map<std::string, ParamLayout> inspect_layouts(const json& cubin) {
   std::map<std::string, ParamLayout> kernels;
-  for (const auto& k : cubin.find("kernels")->as_array()) {
-    ParamLayout& layout = kernels[k.find("name")->as_string()];
-    layout.base = k.find("param_base")->as_int();
-    layout.size = k.find("param_size")->as_int();
-    for (const auto& p : k.find("params")->as_array()) {
-      const auto ordinal = p.find("ordinal")->as_int();
-      layout.params[ordinal] = std::to_string(ordinal) + " " + std::to_string(p.find("offset")->as_int()) + " " +
-                               std::to_string(p.find("size")->as_int());
+  for (const auto& k : cubin.at("kernels")) {
+    ParamLayout& layout = kernels[k.at("name").get<std::string>()];
+    layout.base = k.at("param_base").get<long long>();
+    layout.size = k.at("param_size").get<long long>();
+    for (const auto& p : k.at("params")) {
+      const auto ordinal = p.at("ordinal").get<long long>();
+      layout.params[ordinal] = std::to_string(ordinal) + " " + std::to_string(p.at("offset").get<long long>()) + " " +
+                               std::to_string(p.at("size").get<long long>());
     }
   }
   return kernels;
@@ -350,7 +350,7 @@ TEST(InspectCubin, LargeParameterListsAgreeWithCuobjdumpElf) {
       const std::string cubin = std::string(stem) + ".cubin";
       SCOPED_TRACE("sm_" + std::to_string(arch) + "/" + cubin);
       const auto truth = cuobjdump_layouts(read_text(dir / (cubin + ".cuobjdump-elf.txt")));
-      const auto printed = inspect_layouts(parse_json(inspect(dir, {"cubin", cubin, "--json"})));
+      const auto printed = inspect_layouts(json::parse(inspect(dir, {"cubin", cubin, "--json"})));
       ASSERT_FALSE(truth.empty()) << "no kernel in cuobjdump's listing";
       EXPECT_EQ(printed.size(), truth.size()) << "how many kernels";
       for (const auto& [name, layout] : truth) {
