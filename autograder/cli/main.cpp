@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "launchlab/cli/arguments.h"
-#include "launchlab/cli/gradebook.h"
+#include "launchlab/class/gradebook.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
@@ -156,7 +156,7 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
 /// eight bytes of HMAC-SHA-256(secret, student and a digest of the files
 /// graded), so that a resubmission with other files gets other inputs and a
 /// regrade of the same files the same ones.
-launchlab::cli::StudentSeed submission_seed(const std::string& secret, const std::string& student,
+launchlab::classroom::StudentSeed submission_seed(const std::string& secret, const std::string& student,
                                             const fs::path& submission, const std::vector<Lab>& labs) {
   const SubmissionFiles files = find_submission_files(submission, labs, labs);
   std::string graded;
@@ -168,8 +168,8 @@ launchlab::cli::StudentSeed submission_seed(const std::string& secret, const std
       graded += slug + "/" + name + "\n" + std::to_string(content.size()) + "\n" + content;
     }
   }
-  const auto digest = launchlab::cli::sha256(graded);
-  return launchlab::cli::derive_seed(secret, student + " submission " + launchlab::cli::to_hex(digest.data(), 8));
+  const auto digest = launchlab::classroom::sha256(graded);
+  return launchlab::classroom::derive_seed(secret, student + " submission " + launchlab::classroom::to_hex(digest.data(), 8));
 }
 
 int command_grade(const Context& ctx, const GradeArguments& args) {
