@@ -348,6 +348,21 @@ std::vector<std::string> reading(const std::string& variable, const std::string&
 
 }  // namespace
 
+TEST_F(Cli, HintSpeaksTheLanguageLaunchlabLangNames) {
+  const launchlab::course::Lab lab = launchlab::course::load_lab(fs::path(LAUNCHLAB_SOURCE_DIR) / "labs" / "00_vadd_journey");
+  const std::string chinese = lab.translations.at("zh_CN").hints.at(0);
+  RunOutcome outcome = launchlab({"hint", "00", "--all"}, reading("LAUNCHLAB_LANG", "zh_CN"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("Hint 1 of " + std::to_string(lab.hints.size()) + " for 00_vadd_journey:\n  " + chinese + "\n"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_EQ(outcome.output.find(lab.hints.at(0)), std::string::npos) << "the English hint is shown too:\n" << outcome.output;
+  // LAUNCHLAB_LANG comes before the locale.
+  std::vector<std::string> both = reading("LAUNCHLAB_LANG", "zh_CN");
+  both.back() = "LANG=pt_BR.UTF-8";
+  EXPECT_NE(launchlab({"hint", "00", "--all"}, both).output.find(chinese), std::string::npos);
+}
+
 TEST_F(LearnerCourse, TheLocaleChoosesTheLanguageAndAnUnknownOneIsEnglish) {
   const launchlab::course::Lab alpha = launchlab::course::load_lab(root_ / "labs" / "00_alpha");
   RunOutcome portuguese = launchlab_here({"hint", "00"}, reading("LANG", "pt_BR.UTF-8"));

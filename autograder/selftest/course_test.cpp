@@ -383,6 +383,19 @@ TEST(Translations, TheLocaleNamesTheCoursesLanguage) {
   for (const auto& [locale, language] : languages) EXPECT_EQ(course_language(locale), language) << locale;
 }
 
+// Every lab speaks each language of docs/locale whole: its title, summary and
+// one translation for each hint, none of them left in English.
+TEST(Course, EveryLabIsTranslatedIntoEachLanguageOfTheSite) {
+  const std::vector<std::string> languages = course_languages(kSource);
+  EXPECT_EQ(languages, (std::vector<std::string>{"pt_BR", "zh_CN"}));
+  for (const auto& lab : load_course(kSource)) {
+    for (const auto& problem : translation_problems(lab, languages)) ADD_FAILURE() << lab.slug << ": " << problem;
+    for (const auto& language : languages) {
+      EXPECT_NE(lab.text_in(language).hints, lab.hints) << lab.slug << ": the " << language << " hints are the English";
+    }
+  }
+}
+
 TEST_F(Scratch, WhatATranslationLacksIsAProblemInEachLanguageOfTheSite) {
   Lab lab = load_lab(this->lab("04_param_buffer", std::string(kGoodLab) + kTranslations));
   EXPECT_TRUE(translation_problems(lab, {}).empty()) << "a course without docs/locale asks for no language";
