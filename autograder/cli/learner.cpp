@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -74,11 +75,55 @@ std::optional<int> next_hint(const Context& ctx, const Lab& lab) {
   return std::nullopt;
 }
 
-/// Shows hint `number` (from 1) of the lab, saying which test it helps with when one is named.
+/// The language the learner reads the labs' prose in (course::course_language):
+/// LAUNCHLAB_LANG, else the locale the way POSIX picks its messages' one
+/// (LC_ALL, LC_MESSAGES, LANG: the first that is set and not empty).
+std::string reader_language() {
+  for (const char* variable : {"LAUNCHLAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* value = std::getenv(variable);
+    if (value && *value) return course::course_language(value);
+  }
+  return "";
+}
+
+/// Shows hint `number` (from 1) of the lab in the reader's language, saying
+/// which test it helps with when one is named.
 void print_hint(std::ostream& out, const Lab& lab, int number, const std::string& for_test = {}) {
   out << "Hint " << number << " of " << lab.hints.size() << " for " << lab.slug
       << (for_test.empty() ? "" : " (it helps with " + for_test + ")") << ":\n  "
-      << lab.hints[static_cast<std::size_t>(number - 1)] << "\n";
+      << lab.text_in(reader_language()).hints[static_cast<std::size_t>(number - 1)] << "\n";
+}
+
+/// How many terminal columns a character takes: two for the wide ones of
+/// East Asian scripts (Chinese titles among them), one for the rest.
+int columns_of(char32_t character) {
+  const bool wide = (character >= 0x1100 && character <= 0x115F) || (character >= 0x2E80 && character <= 0xA4CF) ||
+                    (character >= 0xAC00 && character <= 0xD7A3) || (character >= 0xF900 && character <= 0xFAFF) ||
+                    (character >= 0xFE30 && character <= 0xFE4F) || (character >= 0xFF00 && character <= 0xFF60) ||
+                    (character >= 0xFFE0 && character <= 0xFFE6) || (character >= 0x20000 && character <= 0x3FFFD);
+  return wide ? 2 : 1;
+}
+
+/// text cut to at most `columns` - 2 terminal columns, never inside a
+/// character, and padded with spaces to `columns`: std::setw counts bytes,
+/// which leaves a column of Portuguese or Chinese titles ragged.
+std::string in_column(const std::string& text, int columns) {
+  std::string kept;
+  int used = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[at]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    char32_t character = length == 1 ? lead : lead & (0x3F >> (length - 1));
+    for (std::size_t i = 1; i < length && at + i < text.size(); ++i) {
+      character = (character << 6) | (static_cast<unsigned char>(text[at + i]) & 0x3F);
+    }
+    const int width = columns_of(character);
+    if (used + width > columns - 2) break;
+    kept.append(text, at, length);
+    used += width;
+    at += length;
+  }
+  return kept + std::string(static_cast<std::size_t>(columns - used), ' ');
 }
 
 /// Remembers that hint `number` was shown: `launchlab hint` goes on with
@@ -253,7 +298,7 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
 
   std::optional<std::string> first_failure;
   int failures = 0;
-  out << "\n" << lab.slug << " — " << lab.title << (options.solution ? " (the solution)" : "") << "\n\n";
+  out << "\n" << lab.slug << " — " << lab.text_in(reader_language()).title << (options.solution ? " (the solution)" : "") << "\n\n";
   const std::string verbose_command = "`launchlab test " + lab.number() + " --verbose`";
   for (const auto& result : results) {
     const bool failed = result.status == TestStatus::failed;
@@ -339,9 +384,11 @@ int command_list(const Context& ctx, const std::vector<Lab>& labs) {
   const int column = static_cast<int>(best_width) + 2;
   std::cout << std::left << std::setw(4) << "NN" << std::setw(24) << "lab" << std::setw(44) << "title" << std::setw(column)
             << "best" << "last\n";
+  const std::string language = reader_language();
   for (std::size_t i = 0; i < labs.size(); ++i) {
-    std::cout << std::left << std::setw(4) << labs[i].number() << std::setw(24) << labs[i].slug << std::setw(44)
-              << labs[i].title.substr(0, 42) << std::setw(column) << runs[i].first << runs[i].second << "\n";
+    std::cout << std::left << std::setw(4) << labs[i].number() << std::setw(24) << labs[i].slug
+              << in_column(labs[i].text_in(language).title, 44) << std::setw(column) << runs[i].first << runs[i].second
+              << "\n";
   }
   std::cout << "\n" << course_progress_bar(ctx, labs, detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR)) << "\n"
             << "\n`launchlab test NN` runs a lab's tests and `launchlab grade` every lab's (both are kept here); the "

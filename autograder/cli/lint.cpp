@@ -206,6 +206,7 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
       problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
     }
   }
+  const std::vector<std::string> languages = course::course_languages(root);
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
 
@@ -220,6 +221,7 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     if (!fs::exists(lab_dir / "CMakeLists.txt")) problem("no CMakeLists.txt");
     if (lab.hints.empty()) problem("lab.toml has no hints");
     for (const auto& text : course::hint_problems(lab)) problem(text);
+    for (const auto& text : course::translation_problems(lab, languages)) problem(text);
     if (!fs::is_directory(solution_dir)) problem("no solution overlay in solutions/" + lab.slug);
 
     for (const auto& file : lab.student_files) {

@@ -53,6 +53,23 @@ GpuNeed Lab::gpu_need() const {
   return on_gpu == static_cast<long>(tests.size()) ? GpuNeed::all : GpuNeed::partly;
 }
 
+std::string course_language(std::string_view locale) {
+  if (locale.starts_with("pt")) return "pt_BR";
+  if (locale.starts_with("zh")) return "zh_CN";
+  return "";
+}
+
+LabText Lab::text_in(const std::string& language) const {
+  LabText text{title, summary, hints};
+  const auto translation = translations.find(language);
+  if (translation == translations.end()) return text;
+  const LabText& translated = translation->second;
+  if (!translated.title.empty()) text.title = translated.title;
+  if (!translated.summary.empty()) text.summary = translated.summary;
+  if (translated.hints.size() == hints.size()) text.hints = translated.hints;
+  return text;
+}
+
 std::optional<std::string> Lab::hint_for(const LabTest& test) const {
   if (test.hint < 1 || test.hint > static_cast<int>(hints.size())) return std::nullopt;
   return hints[static_cast<std::size_t>(test.hint - 1)];
@@ -74,6 +91,40 @@ std::vector<std::string> hint_problems(const Lab& lab) {
     if (!named[i]) {
       problems.push_back("hint " + std::to_string(i + 1) + " is named by no test, so a failure never shows it (give hint = " +
                          std::to_string(i + 1) + " to the tests it helps with)");
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> course_languages(const fs::path& root) {
+  std::vector<std::string> languages;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root / "docs" / "locale", error)) {
+    if (entry.is_directory()) languages.push_back(entry.path().filename().string());
+  }
+  std::sort(languages.begin(), languages.end());
+  return languages;
+}
+
+std::vector<std::string> translation_problems(const Lab& lab, const std::vector<std::string>& languages) {
+  std::vector<std::string> problems;
+  for (const auto& language : languages) {
+    const std::string table = "[translations." + language + "]";
+    const auto translation = lab.translations.find(language);
+    if (translation == lab.translations.end()) {
+      problems.push_back("lab.toml has no " + table + ": the title, summary and hints in " + language +
+                         ", a language of the course (docs/locale/" + language + ")");
+      continue;
+    }
+    const LabText& text = translation->second;
+    if (text.title.empty()) problems.push_back(table + " has no title");
+    if (!lab.summary.empty() && text.summary.empty()) problems.push_back(table + " has no summary");
+    if (text.hints.size() != lab.hints.size()) {
+      problems.push_back(table + " has " + std::to_string(text.hints.size()) + " hints, but the lab has " +
+                         std::to_string(lab.hints.size()) + ": each hint needs its translation, in the same order");
+    }
+    for (std::size_t i = 0; i < text.hints.size(); ++i) {
+      if (text.hints[i].empty()) problems.push_back(table + " leaves hint " + std::to_string(i + 1) + " empty");
     }
   }
   return problems;
@@ -155,6 +206,38 @@ class FileReader {
     const auto* value = node.as_string();
     if (!value) fail(node, what + " must be a string, not " + a_type(node));
     return value->get();
+  }
+
+  /// A string the chapter tables and `launchlab list` show on one line.
+  std::string one_line(const toml::node& node, const std::string& what) const {
+    std::string text = string(node, what);
+    if (text.find('\n') != std::string::npos) fail(node, what + " must be one line: the chapter tables show it");
+    return text;
+  }
+
+  /// The [translations.LANGUAGE] tables: each holds title, summary and
+  /// hints, all optional here (the linter asks for what is missing).
+  std::map<std::string, LabText> translations(const toml::node& node) const {
+    const auto* languages = node.as_table();
+    if (!languages) fail(node, "translations must be [translations.LANGUAGE] tables, not " + a_type(node));
+    static const std::regex language_name("[a-z]{2,3}(_[A-Z]{2})?");
+    std::map<std::string, LabText> out;
+    for (auto&& [language, table_node] : *languages) {
+      const std::string name(language.str());
+      const std::string where = "[translations." + name + "]";
+      if (!std::regex_match(name, language_name)) {
+        fail(table_node, where + ": '" + name + "' is not a language as docs/locale names them (pt_BR, zh_CN)");
+      }
+      const auto* table = table_node.as_table();
+      if (!table) fail(table_node, where + " must be a table, not " + a_type(table_node));
+      only_keys(*table, {"title", "summary", "hints"}, "in " + where);
+      LabText text;
+      if (const toml::node* title = table->get("title")) text.title = one_line(*title, "the title of " + where);
+      if (const toml::node* summary = table->get("summary")) text.summary = one_line(*summary, "the summary of " + where);
+      if (const toml::node* hints = table->get("hints")) text.hints = strings(*hints, "the hints of " + where);
+      out.emplace(name, std::move(text));
+    }
+    return out;
   }
 
   int count(const toml::node& node, const std::string& what) const {
@@ -288,15 +371,12 @@ Lab load_lab(const fs::path& lab_dir) {
   const std::string at_top = "at the top of lab.toml";
   reader.only_keys(doc,
                    {"title", "summary", "student_files", "timeout_seconds", "test_timeout_seconds", "timing_attempts", "sanitize",
-                    "sanitize_points", "hints", "tests"},
+                    "sanitize_points", "hints", "tests", "translations"},
                    at_top);
   const toml::node& title = reader.required(doc, "title", true, at_top);
   lab.title = reader.string(title, "title");
   if (lab.title.empty()) reader.fail(title, "title is empty");
-  if (const toml::node* summary = doc.get("summary")) {
-    lab.summary = reader.string(*summary, "summary");
-    if (lab.summary.find('\n') != std::string::npos) reader.fail(*summary, "summary must be one line: the chapter tables show it");
-  }
+  if (const toml::node* summary = doc.get("summary")) lab.summary = reader.one_line(*summary, "summary");
 
   const toml::node& files = reader.required(doc, "student_files", true, at_top);
   lab.student_files = reader.strings(files, "student_files");
@@ -324,6 +404,7 @@ Lab load_lab(const fs::path& lab_dir) {
     if (lab.sanitize.empty()) reader.fail(*points, "sanitize_points is set but the lab names no sanitize tools");
   }
   lab.tests = reader.tests(reader.required(doc, "tests", true, at_top), {}, lab.sanitize, lab.hints.size());
+  if (const toml::node* translations = doc.get("translations")) lab.translations = reader.translations(*translations);
   if (!lab.sanitize.empty() && lab.gpu_need() == GpuNeed::none) {
     reader.fail(*doc.get("sanitize"), "sanitize names tools, but no test of this lab needs a GPU for them to check");
   }

@@ -20,6 +20,7 @@
 #include "fixture_course.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/cli/stated_rules.h"
+#include "launchlab/course/model.h"
 #include "launchlab/grader/process.h"
 
 namespace fs = std::filesystem;
@@ -46,14 +47,17 @@ class Cli : public ::testing::Test {
     fs::remove_all(asked_);
   }
 
-  /// Runs the launchlab program on the course, with an empty build folder.
-  RunOutcome launchlab(const std::vector<std::string>& args) {
+  /// Runs the launchlab program on the course, with an empty build folder
+  /// and env's entries ("NAME=value") added to the environment.
+  RunOutcome launchlab(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv = {LAUNCHLAB_CLI};
     argv.insert(argv.end(), args.begin(), args.end());
     RunLimits limits;
     limits.timeout = std::chrono::seconds(60);
     const auto start = std::chrono::steady_clock::now();
-    RunOutcome outcome = run_limited(argv, {}, {"LAUNCHLAB_ROOT=" LAUNCHLAB_SOURCE_DIR, "LAUNCHLAB_BUILD_DIR=" + build_.string()}, limits);
+    std::vector<std::string> environment = {"LAUNCHLAB_ROOT=" LAUNCHLAB_SOURCE_DIR, "LAUNCHLAB_BUILD_DIR=" + build_.string()};
+    environment.insert(environment.end(), env.begin(), env.end());
+    RunOutcome outcome = run_limited(argv, {}, environment, limits);
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return outcome;
   }
@@ -184,12 +188,14 @@ class LearnerCourse : public Cli {
     }
   }
 
-  RunOutcome launchlab_here(const std::vector<std::string>& args) {
+  RunOutcome launchlab_here(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv = {LAUNCHLAB_CLI};
     argv.insert(argv.end(), args.begin(), args.end());
     RunLimits limits;
     limits.timeout = std::chrono::seconds(60);
-    return run_limited(argv, {}, {"LAUNCHLAB_ROOT=" + root_.string(), "LAUNCHLAB_BUILD_DIR=" + build_.string()}, limits);
+    std::vector<std::string> environment = {"LAUNCHLAB_ROOT=" + root_.string(), "LAUNCHLAB_BUILD_DIR=" + build_.string()};
+    environment.insert(environment.end(), env.begin(), env.end());
+    return run_limited(argv, {}, environment, limits);
   }
 
   static std::string text_of(const fs::path& path) {
@@ -325,6 +331,91 @@ TEST_F(LearnerCourse, HintShowsTheHintsNotShownYetWhicheverWereShownFirst) {
   EXPECT_NE(second.output.find("You have seen all 2 hints"), std::string::npos) << second.output;
   EXPECT_EQ(launchlab::cli::read_progress(launchlab::cli::progress_folder(root_), "00_alpha").hints_shown,
             (std::set<int>{1, 2}));
+}
+
+// ------------------------------------------------------------ the reader's language
+
+namespace {
+
+/// The environment of a learner whose only language setting is the one given.
+std::vector<std::string> reading(const std::string& variable, const std::string& value) {
+  std::vector<std::string> env = {"LAUNCHLAB_LANG=", "LC_ALL=", "LC_MESSAGES=", "LANG="};
+  for (auto& entry : env) {
+    if (entry == variable + "=") entry += value;
+  }
+  return env;
+}
+
+}  // namespace
+
+TEST_F(Cli, HintSpeaksTheLanguageLaunchlabLangNames) {
+  const launchlab::course::Lab lab = launchlab::course::load_lab(fs::path(LAUNCHLAB_SOURCE_DIR) / "labs" / "00_vadd_journey");
+  const std::string chinese = lab.translations.at("zh_CN").hints.at(0);
+  RunOutcome outcome = launchlab({"hint", "00", "--all"}, reading("LAUNCHLAB_LANG", "zh_CN"));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("Hint 1 of " + std::to_string(lab.hints.size()) + " for 00_vadd_journey:\n  " + chinese + "\n"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_EQ(outcome.output.find(lab.hints.at(0)), std::string::npos) << "the English hint is shown too:\n" << outcome.output;
+  // LAUNCHLAB_LANG comes before the locale.
+  std::vector<std::string> both = reading("LAUNCHLAB_LANG", "zh_CN");
+  both.back() = "LANG=pt_BR.UTF-8";
+  EXPECT_NE(launchlab({"hint", "00", "--all"}, both).output.find(chinese), std::string::npos);
+}
+
+TEST_F(LearnerCourse, TheLocaleChoosesTheLanguageAndAnUnknownOneIsEnglish) {
+  const launchlab::course::Lab alpha = launchlab::course::load_lab(root_ / "labs" / "00_alpha");
+  RunOutcome portuguese = launchlab_here({"hint", "00"}, reading("LANG", "pt_BR.UTF-8"));
+  EXPECT_EQ(portuguese.exit_code, 0) << portuguese.output;
+  EXPECT_NE(portuguese.output.find(alpha.translations.at("pt_BR").hints.at(0)), std::string::npos) << portuguese.output;
+  RunOutcome messages = launchlab_here({"hint", "00"}, reading("LC_MESSAGES", "zh_CN.UTF-8"));
+  EXPECT_NE(messages.output.find(alpha.translations.at("zh_CN").hints.at(1)), std::string::npos) << messages.output;
+  for (const auto& unknown : {reading("LAUNCHLAB_LANG", "fr_FR"), reading("LC_ALL", "C"), reading("LANG", "")}) {
+    RunOutcome english = launchlab_here({"hint", "00", "--all"}, unknown);
+    EXPECT_NE(english.output.find(alpha.hints.at(0)), std::string::npos) << english.output;
+    EXPECT_NE(english.output.find(alpha.hints.at(1)), std::string::npos) << english.output;
+  }
+}
+
+// list's title column keeps its width in columns, not bytes, whatever the
+// language: the best column starts at the same place on every line.
+TEST_F(LearnerCourse, ListShowsTheTitlesInTheReadersLanguageInOneColumn) {
+  const auto alpha = launchlab::course::load_lab(root_ / "labs" / "00_alpha").translations.at("zh_CN").title;
+  const auto beta = launchlab::course::load_lab(root_ / "labs" / "01_beta").translations.at("zh_CN").title;
+  RunOutcome listed = launchlab_here({"list"}, reading("LAUNCHLAB_LANG", "zh_CN"));
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  std::istringstream lines(listed.output);
+  std::string line, alpha_line, beta_line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("00 ")) alpha_line = line;
+    if (line.starts_with("01 ")) beta_line = line;
+  }
+  ASSERT_NE(alpha_line.find(alpha), std::string::npos) << listed.output;
+  ASSERT_NE(beta_line.find(beta), std::string::npos) << listed.output;
+  // Each Chinese character is three bytes and two columns wide.
+  const auto column_of_best = [](const std::string& row, const std::string& title) {
+    return row.find("not tried yet") - title.size() / 3;
+  };
+  EXPECT_EQ(column_of_best(alpha_line, alpha), column_of_best(beta_line, beta)) << listed.output;
+}
+
+// Each language of docs/locale is asked of every lab: lint names the lab,
+// the language and what its translation lacks.
+TEST_F(LearnerCourse, LintNamesALabWhoseProseLacksALanguage) {
+  fs::create_directories(root_ / "docs" / "locale" / "pt_BR");
+  fs::create_directories(root_ / "docs" / "locale" / "zh_CN");
+  RunOutcome whole = launchlab_here({"lint"});
+  EXPECT_EQ(whole.output.find("[translations."), std::string::npos) << "the fixture speaks both:\n" << whole.output;
+  const fs::path beta = root_ / "labs" / "01_beta" / "lab.toml";
+  std::string text = text_of(beta);
+  text.replace(text.find("hints = [\"记住目前见过的最大值。\"]"), std::string("hints = [\"记住目前见过的最大值。\"]").size(), "");
+  std::ofstream(beta, std::ios::trunc) << text;
+  fs::create_directories(root_ / "docs" / "locale" / "ja_JP");
+  RunOutcome linted = launchlab_here({"lint"});
+  EXPECT_EQ(linted.exit_code, 1) << linted.output;
+  EXPECT_NE(linted.output.find("01_beta: [translations.zh_CN] has 0 hints, but the lab has 1"), std::string::npos)
+      << linted.output;
+  EXPECT_NE(linted.output.find("00_alpha: lab.toml has no [translations.ja_JP]"), std::string::npos) << linted.output;
 }
 
 TEST_F(Cli, TestOnlyRefusesATestTheLabDoesNotHave) {

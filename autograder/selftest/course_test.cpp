@@ -329,6 +329,85 @@ TEST_F(Scratch, TestsWithoutAHintAndHintsNoTestNamesAreProblems) {
   EXPECT_NE(problems[1].find("hint 2 is named by no test"), std::string::npos) << problems[1];
 }
 
+// ------------------------------------------------------------ translations
+
+const char* const kTranslations = R"(
+[translations.pt_BR]
+title = "A jornada"
+summary = "aritmética da grade"
+hints = ["primeira", "segunda"]
+
+[translations.zh_CN]
+title = "旅程"
+hints = ["第一"]
+)";
+
+TEST_F(Scratch, TranslationsAreReadByLanguageAndFallBackToEnglishPartByPart) {
+  Lab lab = load_lab(this->lab("04_param_buffer", std::string(kGoodLab) + kTranslations));
+  ASSERT_EQ(lab.translations.size(), 2u);
+  const LabText portuguese = lab.text_in("pt_BR");
+  EXPECT_EQ(portuguese.title, "A jornada");
+  EXPECT_EQ(portuguese.summary, "aritmética da grade");
+  EXPECT_EQ(portuguese.hints, (std::vector<std::string>{"primeira", "segunda"}));
+  // zh_CN has no summary and one hint of two: those stay English, so that
+  // hint N is always the lab's hint N.
+  const LabText chinese = lab.text_in("zh_CN");
+  EXPECT_EQ(chinese.title, "旅程");
+  EXPECT_EQ(chinese.summary, lab.summary);
+  EXPECT_EQ(chinese.hints, lab.hints);
+  const LabText english = lab.text_in("");
+  EXPECT_EQ(english.title, "The journey");
+  EXPECT_EQ(lab.text_in("fr").hints, lab.hints);
+}
+
+TEST_F(Scratch, ABadTranslationTableIsNamedWithItsLine) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {std::string(kGoodLab) + "\n[translations.pt_BR]\ntitle = 3\n",
+       "lab.toml:22: the title of [translations.pt_BR] must be a string, not an integer"},
+      {std::string(kGoodLab) + "\n[translations.pt_BR]\nhint = [\"um\"]\n",
+       "unknown key 'hint' in [translations.pt_BR] (the keys are title, summary, hints)"},
+      {std::string(kGoodLab) + "\n[translations.Portuguese]\ntitle = \"A jornada\"\n",
+       "[translations.Portuguese]: 'Portuguese' is not a language as docs/locale names them"},
+      {std::string(kGoodLab) + "\n[translations.zh_CN]\nsummary = \"\"\"two\nlines\"\"\"\n",
+       "the summary of [translations.zh_CN] must be one line"},
+      {"translations = \"pt_BR\"\n" + std::string(kGoodLab),
+       "translations must be [translations.LANGUAGE] tables, not a string"},
+  };
+  for (const auto& [toml, said] : refused) EXPECT_NE(refusal(toml).find(said), std::string::npos) << said;
+}
+
+TEST(Translations, TheLocaleNamesTheCoursesLanguage) {
+  const std::vector<std::pair<std::string, std::string>> languages = {
+      {"pt_BR.UTF-8", "pt_BR"}, {"pt_PT", "pt_BR"}, {"pt", "pt_BR"}, {"zh_CN.UTF-8", "zh_CN"}, {"zh_TW", "zh_CN"},
+      {"en_US.UTF-8", ""},      {"C", ""},          {"fr_FR", ""},  {"", ""}};
+  for (const auto& [locale, language] : languages) EXPECT_EQ(course_language(locale), language) << locale;
+}
+
+// Every lab speaks each language of docs/locale whole: its title, summary and
+// one translation for each hint, none of them left in English.
+TEST(Course, EveryLabIsTranslatedIntoEachLanguageOfTheSite) {
+  const std::vector<std::string> languages = course_languages(kSource);
+  EXPECT_EQ(languages, (std::vector<std::string>{"pt_BR", "zh_CN"}));
+  for (const auto& lab : load_course(kSource)) {
+    for (const auto& problem : translation_problems(lab, languages)) ADD_FAILURE() << lab.slug << ": " << problem;
+    for (const auto& language : languages) {
+      EXPECT_NE(lab.text_in(language).hints, lab.hints) << lab.slug << ": the " << language << " hints are the English";
+    }
+  }
+}
+
+TEST_F(Scratch, WhatATranslationLacksIsAProblemInEachLanguageOfTheSite) {
+  Lab lab = load_lab(this->lab("04_param_buffer", std::string(kGoodLab) + kTranslations));
+  EXPECT_TRUE(translation_problems(lab, {}).empty()) << "a course without docs/locale asks for no language";
+  EXPECT_TRUE(translation_problems(lab, {"pt_BR"}).empty());
+  EXPECT_EQ(translation_problems(lab, {"pt_BR", "zh_CN", "ja_JP"}),
+            (std::vector<std::string>{
+                "[translations.zh_CN] has no summary",
+                "[translations.zh_CN] has 1 hints, but the lab has 2: each hint needs its translation, in the same order",
+                "lab.toml has no [translations.ja_JP]: the title, summary and hints in ja_JP, a language of the course "
+                "(docs/locale/ja_JP)"}));
+}
+
 TEST(Course, FindsALabByNumberOrSlug) {
   auto labs = load_course(kSource);
   EXPECT_EQ(find_lab(labs, "4")->slug, "04_param_buffer");

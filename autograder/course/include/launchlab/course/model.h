@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,19 @@ struct SanitizerCheck {
 /// The tools a lab.toml may name in `sanitize`: compute-sanitizer's --tool values.
 const std::vector<std::string>& known_sanitizer_tools();
 
+/// What a lab says to the learner in prose, in one language: its title,
+/// summary and hints. Code, names and numbers inside them stay as written.
+struct LabText {
+  std::string title;
+  std::string summary;
+  std::vector<std::string> hints;  ///< in the order of the lab's hints
+};
+
+/// The language a locale or LAUNCHLAB_LANG value names, as the course spells
+/// it: "pt_BR.UTF-8", "pt_BR" or "pt" is "pt_BR", anything starting "zh" is
+/// "zh_CN"; any other value, English included, is "" (English).
+std::string course_language(std::string_view locale);
+
 /// How much of a lab's tests need a GPU.
 enum class GpuNeed { none, partly, all };
 
@@ -80,6 +94,10 @@ struct Lab {
   /// The lab's `sanitize`: the tools its GPU tests run under unless a test names its own.
   std::vector<std::string> sanitize;
   int sanitize_points = 1;                  ///< points of each SanitizerCheck
+  /// lab.toml's [translations.LANGUAGE] tables by language ("pt_BR"): the
+  /// prose in that language. A part a table leaves out is read as "" (or no
+  /// hints); the linter names what a language of docs/locale lacks.
+  std::map<std::string, LabText> translations;
 
   int max_points() const;                   ///< the tests' and the sanitizer checks' points
   /// Every test's checks under its sanitize tools, in the tests' order.
@@ -88,6 +106,11 @@ struct Lab {
   std::string test_binary_name() const { return "test_" + slug; }           ///< the learner's program
   std::string reference_binary_name() const { return "reference_" + slug; } ///< the solutions' reference program
   GpuNeed gpu_need() const;
+  /// The prose in language (course_language's spelling; "" is English):
+  /// each part its translation has, the English for the rest. Hints are
+  /// taken from the translation only when it has one for each hint, so
+  /// that hint N is always the English hint N.
+  LabText text_in(const std::string& language) const;
   /// The text of the hint a test names; nothing when it names none.
   std::optional<std::string> hint_for(const LabTest& test) const;
 };
@@ -98,6 +121,15 @@ struct Lab {
 /// learner is shown the hint of the first failing test, so every test needs
 /// one and every hint should be reachable that way.
 std::vector<std::string> hint_problems(const Lab& lab);
+
+/// The languages the course is translated into: the folders of
+/// root/docs/locale ("pt_BR", "zh_CN"), sorted; none without that folder.
+std::vector<std::string> course_languages(const std::filesystem::path& root);
+
+/// What the lab lacks to speak each of languages, which the linter reports:
+/// a [translations.LANGUAGE] table that is missing, that has no title, no
+/// summary (when the lab has one), or not one translation for each hint.
+std::vector<std::string> translation_problems(const Lab& lab, const std::vector<std::string>& languages);
 
 /// The requirement names a test may list in needs.
 const std::vector<std::string>& known_needs();
