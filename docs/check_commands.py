@@ -207,9 +207,34 @@ def without_comment(command):
     return "\n".join(lines[:-1] + [lines[-1][:len(lines[-1]) - len(trailing_comment(lines[-1]))].rstrip()])
 
 
-def run_block(commands, course, environment, already_run):
+def packaged_tools(root):
+    """The commands packages.txt names (`command:NAME`), by name: the Debian
+    package that brings each."""
+    tools = {}
+    for line in (root / "packages.txt").read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if len(fields) == 3 and not line.startswith("#") and fields[2].startswith("command:"):
+            tools[fields[2][len("command:"):]] = fields[1]
+    return tools
+
+
+def missing_tools(command, tools):
+    """The tools of packages.txt a command runs that are not installed here
+    (a GPU host without a package manager may lack xxd): the command cannot
+    run, which is no fault of the page."""
+    programs = re.findall(r"(?:^|[|;&]\s*|\$\()\s*([A-Za-z0-9_.+-]+)", without_comment(command))
+    return sorted({f"{program} ({tools[program]})" for program in programs if program in tools and not shutil.which(program)})
+
+
+def run_block(commands, course, environment, already_run, tools):
     """Runs a block's unmarked commands in order in one shell, in the copy of
-    the course; the first that fails and why, or None."""
+    the course; the first that fails and why, or None. A command whose tools
+    (packages.txt) are not installed here is left out and said."""
+    for command in commands:
+        missing = [] if command.needs else missing_tools(command, tools)
+        if missing:
+            print(f"  {command.where()}: not run, {', '.join(missing)} not installed here")
+            command.needs = ["not-installed"]
     runnable = [command for command in commands if not command.needs and without_comment(command) not in already_run]
     already_run.update(without_comment(command) for command in runnable)
     if not runnable:
@@ -281,13 +306,14 @@ def main():
                     problems.append(f"{command.where()}: {problem}: {command.text}")
 
         already_run = set()
+        tools = packaged_tools(root)
         for block in blocks:
             page_folder = root / block[0].page
             if block[0].page.startswith("chapters/"):
                 for entry in page_folder.parent.iterdir():
                     if entry.is_file() and entry.suffix != ".md" and not (course / entry.name).exists():
                         shutil.copy2(entry, course / entry.name)
-            failed = run_block(block, course, environment, already_run)
+            failed = run_block(block, course, environment, already_run, tools)
             if failed:
                 command, why = failed
                 problems.append(f"{command.where()}: `{command.text}` failed ({why}); mark what it needs "
