@@ -283,6 +283,29 @@ def _bundle_debian_furo(app, exception):
         js.write_text(gumshoe.read_text(encoding="utf-8") + "\n" + body, encoding="utf-8")
 
 
+# -- What stays English in every edition --------------------------------------
+#
+# The lab APIs' documentation is Breathe's rendering of the headers' Doxygen
+# comments: it belongs to the code, which no edition translates. Its nodes
+# are marked untranslatable before Sphinx's i18n transform (priority 20)
+# runs, so they stay out of the catalogues and the translated editions show
+# them as the headers say them. (Translated, a member's comment would also
+# lose its cross-references: a catalogue's text is parsed as Markdown alone.)
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms import SphinxTransform
+
+
+class KeepApiDocumentationInEnglish(SphinxTransform):
+    default_priority = 10
+
+    def apply(self, **kwargs):
+        for description in self.document.findall(addnodes.desc):
+            for node in description.findall(nodes.TextElement):
+                node["translatable"] = False
+
+
 # -- The language switch -----------------------------------------------------
 
 
@@ -307,6 +330,7 @@ def _put_editions(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.add_transform(KeepApiDocumentationInEnglish)
     app.connect("html-page-context", _put_editions)
     app.connect("source-read", _put_chapter_table)
     app.connect("build-finished", _write_front_door)
