@@ -685,8 +685,11 @@ class LearnerLoop : public ::testing::Test {
     }
   }
 
+  // The learner's loop speaks the reader's language (LAUNCHLAB_LANG, else
+  // the locale): these tests read its English, whatever the caller's locale.
   static std::vector<std::string> environment() {
-    return {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + (*course_ / "build").string()};
+    return {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + (*course_ / "build").string(),
+            "LAUNCHLAB_LANG=en"};
   }
   static fs::path progress() { return launchlab::cli::progress_folder(*course_); }
   static fs::path student_file(const std::string& name) { return *course_ / "labs" / "00_alpha" / name; }
