@@ -101,7 +101,7 @@ cp -r solutions/00_vadd_journey/. "$gs_submissions/solution/"
 gradescope_entries=()
 for expect in autograder/exploits/*/expect; do
   exploit=$(basename "$(dirname "$expect")")
-  python3 docker/check_results.py - directives "$expect" gradescope | grep -qx gradescope || continue
+  python3 docker/check_results.py - directives "$expect" gradescope | grep -x gradescope >/dev/null || continue
   if [[ -f autograder/exploits/$exploit/attack.cpp ]]; then
     python3 autograder/exploits/assemble.py "autograder/exploits/$exploit" "$gs_submissions/$exploit"
   else
@@ -131,6 +131,9 @@ timeout 2400 docker run --rm \
       mkdir -p "/tmp/sample-results/$name"
       cp /autograder/results/results.json "/tmp/sample-results/$name/results.json"
     done
+    # Gradescope gives each submission a fresh container: what is left of the
+    # last one (the sample ends with the solutions) is no other student'"'"'s.
+    rm -rf /autograder/submission /autograder/results
     /opt/launchlab/docker/audit-sandbox.sh launchlab-sandbox /opt/launchlab /autograder /var/lib/launchlab' \
   > "$scratch/gradescope.log" 2>&1 &
 gradescope_job=$!
