@@ -118,6 +118,24 @@ void check_forgeable_tests(const Lab& lab, const Transcript& reference, std::map
   }
 }
 
+/// Each leaderboard figure's record, where the reference ran its test: a
+/// number its test records. Where the reference did not run it (a GPU test
+/// on a machine without one), there is nothing to check against.
+void check_leaderboard_records(const Lab& lab, const Transcript& reference,
+                               const std::function<void(const std::string&)>& problem) {
+  for (const auto& test : lab.tests) {
+    if (!test.leaderboard) continue;
+    auto found = reference.tests.find(test.name);
+    if (found == reference.tests.end() || !found->second.ended || found->second.skipped) continue;
+    const auto& records = found->second.records;
+    const auto record = std::ranges::find_if(records, [&](const TranscriptRecord& r) { return r.expression() == test.leaderboard->record; });
+    if (record == records.end() || !record->value.is_number()) {
+      problem(test.name + ": its leaderboard's record '" + test.leaderboard->record +
+              "' is not a number the test records (the expression as written in RECORD_*)");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> untested_stated_throws(const fs::path& root, const std::vector<Lab>& labs) {
@@ -275,7 +293,9 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
     }
     if (list_problem.empty()) {
       ReferenceRun reference = run_reference_program(lab, reference_binary, build_dir / "lint" / lab.slug / "records");
-      check_forgeable_tests(lab, parse_transcript(reference.text), forgeable_allowed[lab.slug], problem);
+      const Transcript reference_transcript = parse_transcript(reference.text);
+      check_forgeable_tests(lab, reference_transcript, forgeable_allowed[lab.slug], problem);
+      check_leaderboard_records(lab, reference_transcript, problem);
     }
 
     if (!fs::exists(solution_binary)) {

@@ -277,6 +277,26 @@ class FileReader {
   /// a sanitize of its own takes lab_sanitize. hints is the number of the
   /// lab's hints a test may name, or nothing where a test names none (a
   /// private tests.toml has no hints).
+  LeaderboardFigure leaderboard_figure(const toml::node& node, const LabTest& test) const {
+    const std::string what = "the leaderboard of " + test.name;
+    const auto* table = node.as_table();
+    if (!table) fail(node, what + " must be a table { name, record, order }, not " + a_type(node));
+    only_keys(*table, {"name", "record", "order"}, "in " + what);
+    // A figure that differs from run to run is what a leaderboard ranks; a
+    // test that does not measure has its reference kept, not run beside it.
+    if (!test.measures) fail(node, "test " + test.name + " has a leaderboard but does not measure (add measures = true)");
+    LeaderboardFigure figure;
+    figure.name = one_line(required(*table, "name", false, "in " + what), "the name of " + what);
+    figure.record = string(required(*table, "record", false, "in " + what), "the record of " + what);
+    if (figure.name.empty() || figure.record.empty()) fail(node, what + " needs a name and a record that are not empty");
+    if (const toml::node* order = table->get("order")) {
+      const std::string word = string(*order, "the order of " + what);
+      if (word != "asc" && word != "desc") fail(*order, "the order of " + what + " is \"asc\" (lower is better) or \"desc\", not \"" + word + "\"");
+      figure.ascending = word == "asc";
+    }
+    return figure;
+  }
+
   std::vector<LabTest> tests(const toml::node& node, const std::vector<LabTest>& already,
                              const std::vector<std::string>& lab_sanitize, std::optional<std::size_t> hints) const {
     const auto* tables = node.as_array();
@@ -288,7 +308,7 @@ class FileReader {
     for (const auto& item : *tables) {
       const toml::table& table = *item.as_table();
       if (hints) {
-        only_keys(table, {"name", "points", "needs", "sanitize", "hint", "measures"}, "in a [[tests]] table");
+        only_keys(table, {"name", "points", "needs", "sanitize", "hint", "measures", "leaderboard"}, "in a [[tests]] table");
       } else {
         only_keys(table, {"name", "points", "needs", "sanitize", "measures"}, "in a private [[tests]] table");
       }
@@ -335,6 +355,7 @@ class FileReader {
         if (!flag) fail(*measures, "measures of " + test.name + " must be true or false, not " + a_type(*measures));
         test.measures = flag->get();
       }
+      if (const toml::node* board = table.get("leaderboard")) test.leaderboard = leaderboard_figure(*board, test);
       if (const toml::node* hint = table.get("hint")) {
         const auto* number = hint->as_integer();
         if (!number) fail(*hint, "the hint of " + test.name + " must be a hint's number, not " + a_type(*hint));

@@ -372,9 +372,13 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
 void add_phases(nlohmann::json& results, const GradingPhases& phases) {
   nlohmann::json labs = nlohmann::json::object();
   nlohmann::json regrade = nlohmann::json::object();
+  nlohmann::json leaderboard = nlohmann::json::array();
   double tests = 0;
   int cache_hits = 0;
   for (const auto& [slug, lab] : phases.labs) {
+    for (const auto& figure : lab.leaderboard) {
+      leaderboard.push_back({{"name", figure.name}, {"value", figure.value}, {"order", figure.ascending ? "asc" : "desc"}});
+    }
     nlohmann::json entry = {{lab.measured_tests.empty() ? "reference_cached" : "reference", lab.reference_seconds},
                             {"learner", lab.learner_seconds},
                             {"judge", lab.judge_seconds},
@@ -393,6 +397,7 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
                                      {"labs", std::move(labs)}};
   // The gradebook flags a results.json whose extra_data.regrade is not empty.
   if (!regrade.empty()) results["extra_data"]["regrade"] = std::move(regrade);
+  if (!leaderboard.empty()) results["leaderboard"] = std::move(leaderboard);
 }
 
 void write_file_atomically(const fs::path& path, const std::string& text) {

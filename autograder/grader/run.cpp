@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -162,6 +163,36 @@ TestEvidence evidence_of(const ProgramRuns& runs, const std::string& name) {
   }
   if (auto why = runs.why_missing.find(name); why != runs.why_missing.end()) evidence.why_missing = why->second;
   return evidence;
+}
+
+/// The first record of a test's transcript whose expression is `expression`, as a number.
+std::optional<double> recorded_number(const TestEvidence& evidence, const std::string& expression) {
+  if (!evidence.transcript) return std::nullopt;
+  for (const auto& record : evidence.transcript->records) {
+    if (record.expression() != expression) continue;
+    if (!record.value.is_number()) return std::nullopt;
+    const double value = record.value.get<double>();
+    return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// lab.toml's leaderboard figures of the tests that passed: the learner's
+/// record over the reference's, both from this grading's runs (a test with
+/// a figure measures, so its reference ran beside the learner's).
+std::vector<LeaderboardEntry> leaderboard_of(const Lab& lab, const std::vector<TestResult>& results,
+                                             const ProgramRuns& reference, const ProgramRuns& learner) {
+  std::vector<LeaderboardEntry> figures;
+  for (const auto& test : lab.tests) {
+    if (!test.leaderboard) continue;
+    const auto result = std::find_if(results.begin(), results.end(), [&](const TestResult& r) { return r.name == test.name; });
+    if (result == results.end() || result->status != TestStatus::passed) continue;
+    const auto yours = recorded_number(evidence_of(learner, test.name), test.leaderboard->record);
+    const auto theirs = recorded_number(evidence_of(reference, test.name), test.leaderboard->record);
+    if (!yours || !theirs || *theirs == 0) continue;
+    figures.push_back({test.leaderboard->name, *yours / *theirs, test.leaderboard->ascending});
+  }
+  return figures;
 }
 
 }  // namespace
@@ -643,6 +674,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       result.message = why + (result.message.empty() ? "" : "\n" + result.message);
     }
   }
+  phases.leaderboard = leaderboard_of(lab, results, reference, learner);
   phases.judge_seconds = stopwatch.lap();
   if (settings.phases) *settings.phases = std::move(phases);
   return results;

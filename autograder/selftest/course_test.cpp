@@ -176,6 +176,27 @@ TEST_F(Scratch, UnknownKeysAndTheOldChapterKeyAreRefused) {
   EXPECT_NE(in_test.find("lab.toml:15: unknown key 'needs_gpu' in a [[tests]] table"), std::string::npos) << in_test;
 }
 
+TEST_F(Scratch, ALeaderboardFigureNamesARecordOfATestThatMeasures) {
+  lab("00_board", good_lab_with("needs = ", "needs = [\"gpu\"]\nmeasures = true\n"
+                                            "leaderboard = { name = \"vadd, yours / reference\", record = \"pair.first\", order = \"desc\" }"));
+  const std::vector<Lab> labs = load_course(root_);
+  ASSERT_TRUE(labs[0].tests[1].leaderboard.has_value());
+  EXPECT_EQ(labs[0].tests[1].leaderboard->name, "vadd, yours / reference");
+  EXPECT_EQ(labs[0].tests[1].leaderboard->record, "pair.first");
+  EXPECT_FALSE(labs[0].tests[1].leaderboard->ascending);
+  EXPECT_FALSE(labs[0].tests[0].leaderboard.has_value());
+
+  const std::string unmeasured = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nleaderboard = { name = \"a\", record = \"b\" }"));
+  EXPECT_NE(unmeasured.find("test Vadd.Gpu has a leaderboard but does not measure"), std::string::npos) << unmeasured;
+  const std::string order = refusal(good_lab_with(
+      "needs = ", "needs = [\"gpu\"]\nmeasures = true\nleaderboard = { name = \"a\", record = \"b\", order = \"up\" }"));
+  EXPECT_NE(order.find("the order of the leaderboard of Vadd.Gpu is \"asc\" (lower is better) or \"desc\", not \"up\""),
+            std::string::npos) << order;
+  const std::string typo = refusal(good_lab_with(
+      "needs = ", "needs = [\"gpu\"]\nmeasures = true\nleaderboard = { name = \"a\", recrod = \"b\" }"));
+  EXPECT_NE(typo.find("unknown key 'recrod' in the leaderboard of Vadd.Gpu"), std::string::npos) << typo;
+}
+
 TEST_F(Scratch, TheOtherRulesOfALabSayWhereTheyAreBroken) {
   struct Case {
     std::string key, replacement, message;

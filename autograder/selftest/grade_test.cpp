@@ -215,6 +215,8 @@ TEST_F(FixtureGrading, ThePristineStarterScoresLessAndExitsNonZero) {
   EXPECT_NE(graded.output("Alpha.AddsSmallNumbers").find("expected 5, got 0"), std::string::npos)
       << graded.output("Alpha.AddsSmallNumbers");
   EXPECT_NE(graded.summary().find("alpha.cpp is not in the submission"), std::string::npos) << graded.summary();
+  // Only a passed test's figure goes on the leaderboard.
+  EXPECT_FALSE(graded.results.contains("leaderboard")) << graded.results.dump(2);
 }
 
 TEST_F(FixtureGrading, AnUncommittedEditOfTheCourseIsNotUsed) {
@@ -562,6 +564,12 @@ TEST_F(FixtureGrading, ASecondGradingReadsTheReferenceFromTheCacheAndMeasuresOnl
   EXPECT_EQ(lab_phases(second, "01_beta").value("measured", json()), json::array({"Beta.TimesTheLargest"}));
   EXPECT_EQ(second.outcome("Beta.TimesTheLargest"), "passed") << second.output("Beta.TimesTheLargest");
   EXPECT_EQ(second.results.value("/extra_data/phases/cache_hits"_json_pointer, -1), 7);
+  // The measured test passed: its time over the reference's, on Gradescope's leaderboard.
+  const json leaderboard = second.results.value("leaderboard", json());
+  ASSERT_TRUE(leaderboard.is_array() && leaderboard.size() == 1) << leaderboard.dump();
+  EXPECT_EQ(leaderboard[0].value("name", ""), "01: largest, yours / reference");
+  EXPECT_EQ(leaderboard[0].value("order", ""), "asc");
+  EXPECT_TRUE(leaderboard[0]["value"].is_number() && leaderboard[0]["value"].get<double>() >= 0) << leaderboard.dump();
   for (const char* phase : {"trusted_part", "learner_build", "tests"}) {
     EXPECT_GE(second.results.value("/extra_data/phases"_json_pointer, json::object()).value(phase, -1.0), 0.0) << phase;
   }

@@ -22,6 +22,15 @@ namespace launchlab::course {
 bool is_slug(std::string_view name);
 
 /// One graded test of a lab, as lab.toml declares it.
+/// A measured figure a test records, shown on Gradescope's leaderboard and
+/// the class's: the learner's value over the reference's from the same
+/// grading. It never counts for points: the learner's program wrote it.
+struct LeaderboardFigure {
+  std::string name;    ///< the column's title ("launch latency, yours / reference")
+  std::string record;  ///< the expression of the test's record that holds it, as written (`pair.first`)
+  bool ascending = true;  ///< lower is better (Gradescope's order "asc"), as for a time
+};
+
 struct LabTest {
   std::string name;                ///< GoogleTest's Suite.Name
   int points = 0;
@@ -40,6 +49,9 @@ struct LabTest {
   /// to run (lab.toml's `measures = true`): the grader runs it alone, and
   /// runs the reference's half of it at every grading instead of keeping it.
   bool measures = false;
+  /// The figure this test puts on the leaderboard (lab.toml's `leaderboard`
+  /// table); only a test that measures has one.
+  std::optional<LeaderboardFigure> leaderboard;
 
   bool needs_gpu() const;
 };

@@ -84,6 +84,14 @@ struct LabPrograms {
   std::filesystem::path reference;
 };
 
+/// One figure of results.json's `leaderboard` (Gradescope's key): a
+/// passed test's measurement, the learner's over the reference's.
+struct LeaderboardEntry {
+  std::string name;
+  double value = 0;
+  bool ascending = true;  ///< lower is better
+};
+
 /// Where one lab's grading time went (results.json's extra_data.phases).
 struct LabPhases {
   double reference_seconds = 0;  ///< running the reference program (0 when the cache held every test)
@@ -99,6 +107,10 @@ struct LabPhases {
   /// Set when every attempt at those tests found the GPU throttled or
   /// shared: why, for results.json's extra_data.regrade.
   std::string regrade;
+  /// The lab's leaderboard figures, from the tests that passed (lab.toml's
+  /// `leaderboard`): the learner's record over the reference's, both
+  /// measured in this grading. They never count for points.
+  std::vector<LeaderboardEntry> leaderboard;
 };
 
 /// Where a grading's time went, phase by phase.
@@ -112,7 +124,8 @@ struct GradingPhases {
 /// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
 /// "reference_cached", "learner", "judge", "cache_hits", "measured",
 /// "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
-/// whose timing tests never found the GPU fair.
+/// whose timing tests never found the GPU fair; and the labs' leaderboard
+/// figures as results.json's `leaderboard` [{"name", "value", "order"}].
 void add_phases(nlohmann::json& results, const GradingPhases& phases);
 
 /// How the learner's program is run.

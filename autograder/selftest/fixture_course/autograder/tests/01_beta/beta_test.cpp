@@ -28,8 +28,9 @@ TEST(Beta, TimesTheLargest) {
   const auto started = std::chrono::steady_clock::now();
   const long found = largest({3, 9, -4});
   const auto took = std::chrono::steady_clock::now() - started;
-  RECORD_EQ(found, 9L) << "largest({3, 9, -4}), which took "
-                       << std::chrono::duration_cast<std::chrono::nanoseconds>(took).count() << " ns";
+  const long nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
+  RECORD_EQ(found, 9L) << "largest({3, 9, -4}), which took " << nanoseconds << " ns";
+  RECORD_GE(nanoseconds, 0L) << "how long largest({3, 9, -4}) took, for the leaderboard";
 }
 
 }  // namespace
