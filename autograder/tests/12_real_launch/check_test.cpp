@@ -171,7 +171,7 @@ TEST(Expected, FromTheCubinAndTheArguments) { record_expected(false); }
 TEST(Expected, LargeParametersUseKparamInfoV2) { record_expected(true); }
 
 TEST(Check, ReportsEachWrongField) {
-  // The launch, written out: fill<<<(1021, 5, 7), (96, 2, 1)>>>.
+  // The chapter's odd-shaped launch, written out: fill<<<(1021, 5, 7), (96, 2, 1)>>>.
   qmd::Qmd q;
   q.version = qmd::QmdVersion::V04_00;
   q.grid = {1021, 5, 7};

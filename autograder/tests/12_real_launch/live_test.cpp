@@ -337,7 +337,7 @@ TEST(Live, TwoAndThreeDimensionalGrids) {
   LAUNCHLAB_REQUIRE_GPU();
   REQUIRE_SM90();
   record_shapes({
-      {"the issue's launch", {fill({1021, 5, 7}, {96, 2, 1})}},
+      {"the chapter's odd-shaped launch", {fill({1021, 5, 7}, {96, 2, 1})}},
       {"odd sizes, the largest grid height", {fill({7, 65535, 3}, {3, 5, 7})}},
       {"3-D", {fill({13, 17, 19}, {8, 8, 8})}},
       {"the largest grid depth", {fill({2, 2, 65535}, {1, 1, 1})}},

@@ -69,7 +69,7 @@ std::vector<std::string> uploads_of(const std::vector<MethodGroup>& groups) {
 }
 
 TEST(Uploads, OneUploadOfSixteenBytes) {
-  // The parameters of the launch (captures/fill_1021x5x7_96x2.capture).
+  // The parameters of the chapter's odd-shaped launch (captures/fill_1021x5x7_96x2.capture).
   const auto groups = joined({upload(1, 0x7f9fd62e0210, 16, {0xd4800000, 0x00007f9f, 0x00100000, 0x5eed03fd})});
   RECORD_EQ(uploads_of(groups),
             std::vector<std::string>{"sub 1 at 0x7f9fd62e0210 dma 0x41 group 2: 000080d49f7f000000001000fd03ed5e"})

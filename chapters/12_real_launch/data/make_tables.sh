@@ -44,7 +44,7 @@ done
       "$(qmd "$name" 'constant bank 0 at 0x[0-9a-f]+ \([0-9]+ bytes' | grep -oE '[0-9]+ bytes' | cut -d' ' -f1)"
   done
 } >"$out/bank_sizes.txt"
-# The two QMDs of the issue's launch, word by word, from the trace's JSON: the
+# The two QMDs of the chapter's odd-shaped launch, word by word, from the trace's JSON: the
 # data of the two 96-word LOAD_INLINE_DATA groups.
 "$trace" --json --replay "$captures/fill_1021x5x7_96x2.capture" | python3 -c '
 import json, sys
