@@ -317,6 +317,17 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
         problem(result.name + " cannot be judged: " + result.message);
       }
     }
+    // The grading ran the reference twice: a test whose two transcripts
+    // differ records a figure that changes from run to run (a time), and
+    // must say so, so that the grader runs it alone and measures the
+    // reference beside the learner's at every grading.
+    for (const auto& name : varying_reference_tests(settings.reference_cache)) {
+      const auto test = std::ranges::find_if(lab.tests, [&](const LabTest& t) { return t.name == name; });
+      if (test != lab.tests.end() && !test->measures) {
+        problem(name + " records something that differs from run to run (two runs of the reference disagreed): "
+                "add measures = true to its [[tests]] table in lab.toml");
+      }
+    }
     if (reference_build) continue;
     if (!fs::exists(starter_binary)) {
       problem("the starter's test program is not built");

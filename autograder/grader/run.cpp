@@ -484,6 +484,16 @@ nlohmann::json readings_json(const std::optional<GpuState>& before, const std::o
 
 }  // namespace
 
+std::vector<std::string> varying_reference_tests(const fs::path& reference_cache) {
+  std::vector<std::string> varying;
+  const nlohmann::json whole = nlohmann::json::parse(read_text(reference_cache), nullptr, false);
+  if (!whole.is_object() || !whole.contains("tests") || !whole["tests"].is_object()) return varying;
+  for (const auto& [test, entry] : whole["tests"].items()) {
+    if (entry.is_object() && entry.value("varying", false)) varying.push_back(test);
+  }
+  return varying;
+}
+
 ReferenceRun run_reference_program(const Lab& lab, const fs::path& program, const fs::path& scratch,
                                    const RunSettings& settings) {
   make_reference_scratch(scratch);

@@ -4,7 +4,10 @@
 // everything a student reads.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +15,7 @@
 #include "launchlab/grader/judge.h"
 #include "launchlab/grader/text.h"
 #include "launchlab/grader/transcript.h"
+#include "temp_folder.h"
 
 using namespace launchlab::grader;
 using nlohmann::json;
@@ -237,4 +241,20 @@ TEST(ResultsJson, APrivateTestsSanitizerReportIsNotShown) {
   const std::string output = report["tests"][0]["output"].get<std::string>();
   EXPECT_EQ(output.find("917"), std::string::npos) << output;
   EXPECT_NE(output.find("[memcheck]"), std::string::npos) << output;
+}
+
+// What the linter reads to find a test that records a time without saying
+// so: the tests whose two reference runs disagreed, and only those.
+TEST(ReferenceCache, NamesTheTestsWhoseTwoRunsDisagreed) {
+  const TempFolder folder("reference-cache");
+  const std::filesystem::path cache = folder.path() / "reference-transcript";
+  EXPECT_TRUE(varying_reference_tests(cache).empty()) << "no file yet";
+  const json kept = {{"key", "k"},
+                     {"tests", {{"Alpha.Same", {{"transcript", "a"}, {"runs", 2}, {"varying", false}}},
+                                {"Beta.Timed", {{"transcript", "b"}, {"runs", 1}, {"varying", true}}},
+                                {"Beta.Odd", "not an entry"}}}};
+  std::ofstream(cache) << kept.dump();
+  EXPECT_EQ(varying_reference_tests(cache), std::vector<std::string>{"Beta.Timed"});
+  std::ofstream(cache, std::ios::trunc) << "{ not json";
+  EXPECT_TRUE(varying_reference_tests(cache).empty());
 }

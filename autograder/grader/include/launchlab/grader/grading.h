@@ -175,6 +175,12 @@ struct ReferenceRun {
   std::map<std::string, std::string> why_missing;
 };
 
+/// The tests whose reference transcripts differed between two runs, as the
+/// file RunSettings::reference_cache names keeps them: tests that measure
+/// (or read anything else that changes from run to run). None when there
+/// is no such file.
+std::vector<std::string> varying_reference_tests(const std::filesystem::path& reference_cache);
+
 /// Runs the reference program of a lab over all its tests, in scratch,
 /// with the environment run_lab_tests gives it (settings.environment).
 ReferenceRun run_reference_program(const Lab& lab, const std::filesystem::path& program,
