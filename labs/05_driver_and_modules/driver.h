@@ -65,8 +65,9 @@ class DriverError : public std::runtime_error {
 /// with status and the message "<call>: <name> (<description>)", the name
 /// and description from cuGetErrorName and cuGetErrorString, for example
 /// "cuModuleLoadData: CUDA_ERROR_INVALID_IMAGE (device kernel image is
-/// invalid)". When the driver has no name for status (cuGetErrorName fails),
-/// the message says "<call>: CUresult <number>" instead.
+/// invalid)"; "<call>: <name>" when cuGetErrorString gives no description.
+/// When the driver has no name for status (cuGetErrorName fails), the
+/// message says "<call>: CUresult <number>" instead.
 void check(CUresult status, std::string_view call);
 
 // ---------------------------------------------------------------------------
@@ -79,14 +80,15 @@ enum class ImageKind {
   Fatbin,   ///< a fat binary: starts with the container magic 0xBA55ED50 (little-endian): `nvcc -fatbin`
   /// PTX text: its first line that is neither blank nor a `//` comment
   /// starts, after any blanks, with `.version` (a terminating NUL may follow
-  /// the text)
+  /// the text). Blanks are spaces, tabs and carriage returns; a line ends
+  /// at a newline.
   Ptx,
   Unknown,  ///< anything else
 };
 
 /// Which kind of image the bytes are: Unknown for bytes too short to hold
-/// what a kind starts with (fewer than 4, or an ELF header cut short), and
-/// for an ELF file of any other machine.
+/// what a kind starts with (fewer than 4, or an ELF file shorter than the
+/// 64 bytes of an ELF64 header), and for an ELF file of any other machine.
 ImageKind identify_image(std::span<const std::byte> image);
 
 /// PTX text as cuModuleLoadData wants it: the text followed by one NUL
@@ -170,8 +172,9 @@ struct JitReport {
 /// Reads the report back: cuda.h documents that the driver overwrites the
 /// value of CU_JIT_WALL_TIME with a float (in the slot's first four bytes,
 /// on a little-endian machine) and the values of the two SIZE_BYTES options
-/// with the number of bytes it wrote to each log. A log's text ends at that
-/// many bytes or at its first NUL, whichever comes first.
+/// with the number of bytes it wrote to each log (an unsigned int, as
+/// cuda.h types these options: the slot's low 32 bits). A log's text ends
+/// at that many bytes or at its first NUL, whichever comes first.
 /// @throws std::invalid_argument when options lacks one of the options
 ///         jit_options sets
 JitReport read_jit_report(const JitOptions& options);
@@ -233,7 +236,9 @@ struct LoadState {
   unsigned loaded = 0;     ///< of cuModuleEnumerateFunctions' handles, those cuFuncIsLoaded says are loaded
 };
 
-/// The module's load state, asked without loading anything.
+/// The module's load state, asked without loading anything. A module
+/// without functions gives {0, 0} without calling cuModuleEnumerateFunctions
+/// (its buffer would be empty).
 /// @throws DriverError
 LoadState load_state(const Module& module);
 
@@ -278,7 +283,8 @@ ColdStart cold_start(std::span<const std::byte> image, const std::string& kernel
 /// then `trials` times cuCtxCreate on device 0, timed, and cuCtxDestroy, not
 /// timed. Returns each creation's time in ms.
 /// @throws DriverError
-/// @throws std::invalid_argument when trials is less than 1
+/// @throws std::invalid_argument when trials is less than 1, before any
+///         driver call
 std::vector<double> time_context_creation(int trials);
 
 }  // namespace launchlab::driver

@@ -82,19 +82,24 @@ void signal_after(std::uint64_t spin_ns, volatile std::uint32_t* flag, std::uint
 /// flags of a context that already exists changes how it waits is not
 /// documented; the tests run each method in a fresh process.)
 ///
-/// Each trial launches signal_after<<<1, 1>>>(kernel_ns, flag, trial number)
-/// on a stream of its own, records the method's event after it when the
-/// method uses one, and waits as the method says. Meanwhile a second host
-/// thread spins on the flag and notes when the new value arrives.
+/// Each trial launches signal_after<<<1, 1>>>(kernel_ns, flag, value) on
+/// one stream the measurement creates for all its trials (not the default
+/// stream), records the method's event after it when the method uses one,
+/// and waits as the method says; value is 1 for the untimed trial, then 2,
+/// 3, ..., trials + 1, so that each trial writes a new value.
+/// Meanwhile a second host thread spins on the flag and notes when each new
+/// value arrives.
 ///
 /// @param method    the way to wait
 /// @param trials    how many timed trials (at least 1)
 /// @param kernel_ns how long the kernel spins: from 10,000 ns (so that the
-///                  wait has surely begun when it ends) to 1,000,000,000
+///                  wait has surely begun when it ends) to 1,000,000,000,
+///                  both included
 /// @return one sample per timed trial, in order
 /// @throws std::invalid_argument for trials or kernel_ns out of range,
 ///         before any CUDA call
-/// @throws std::runtime_error when a CUDA call fails
+/// @throws std::runtime_error when a CUDA call fails, or when the second
+///         thread never saw a timed trial's value
 std::vector<WaitSample> measure_waits(WaitMethod method, int trials, std::uint64_t kernel_ns);
 
 // ---- Copying back ---------------------------------------------------------------

@@ -54,14 +54,19 @@ TEST(Images, IdentifiesWhatNvccWrites) {
   RECORD_EQ(identify_image(bytes("// a comment\n\n   \t.version 9.0\n.target sm_90\n")), launchlab::driver::ImageKind::Ptx)
       << "identify_image(\"// a comment\\n\\n   \\t.version 9.0\\n.target sm_90\\n\"): comments and blank lines may "
          "come before .version";
+  RECORD_EQ(identify_image(bytes("// a comment\r\n\r\n.version 9.0\r\n")), launchlab::driver::ImageKind::Ptx)
+      << "identify_image(\"// a comment\\r\\n\\r\\n.version 9.0\\r\\n\"): a carriage return is a blank";
 }
 
 TEST(Images, UnknownBytesAreNoImage) {
   const std::string host_elf = launchlab::testing::read_file("/proc/self/exe").substr(0, 64);
+  const std::vector<std::byte>& cubin = assemble("small.cu", 90).bytes;
   const std::vector<std::pair<std::string, std::vector<std::byte>>> cases = {
       {"no bytes", {}},
       {"\"\\x7f" "EL\"", bytes("\x7f" "EL")},
       {"the first 64 bytes of this test program, an x86-64 ELF file (e_machine 62)", bytes(host_elf)},
+      {"the first 63 bytes of the cubin of ptxas -arch=sm_90, e_machine 190 but an ELF64 header cut short",
+       std::vector<std::byte>(cubin.begin(), cubin.begin() + 63)},
       {"\"hello, world\\n\", a text that is no PTX", bytes("hello, world\n")},
       {"\".target sm_90\\n.version 9.0\\n\", PTX whose first directive is .target", bytes(".target sm_90\n.version 9.0\n")},
       {"\"\\xba\\x55\\xed\\x50\", the fatbin magic byte-swapped", bytes("\xba\x55\xed\x50")},
