@@ -37,6 +37,7 @@
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
+#include "launchlab/grader/stages.h"
 
 namespace launchlab::classroom {
 namespace fs = std::filesystem;
@@ -448,7 +449,7 @@ Plan make_plan(const fs::path& root, const fs::path& build, const GradeClassArgu
   for (const auto& submission : roster) {
     Plan::Task task{submission.student, submission.folder, std::nullopt, "none"};
     if (!secret.empty()) {
-      StudentSeed seed = derive_seed(secret, submission.student);
+      StudentSeed seed = derive_submission_seed(secret, submission.student, submission.folder, root, plan.labs);
       task.seed = seed.value;
       task.seed_derivation = seed.derivation;
     }
@@ -705,6 +706,26 @@ int grade_class(const fs::path& root, const fs::path& build, const GradeClassArg
   std::cout << std::endl;
   if (plan.engine == "slurm") return run_slurm(plan, args);
   return run_local(plan, jobs);
+}
+
+StudentSeed derive_submission_seed(std::string_view secret, std::string_view student, const fs::path& submission,
+                                   const fs::path& course_root, const std::vector<std::string>& lab_slugs) {
+  std::vector<grader::Lab> labs = grader::load_course(course_root);
+  if (!lab_slugs.empty()) {
+    std::erase_if(labs, [&](const grader::Lab& lab) { return std::ranges::find(lab_slugs, lab.slug) == lab_slugs.end(); });
+  }
+  const grader::SubmissionFiles files = grader::find_submission_files(submission, labs, labs);
+  std::string graded;
+  for (const auto& [slug, by_name] : files.files) {
+    for (const auto& [name, path] : by_name) {
+      std::ifstream in(path, std::ios::binary);
+      const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // Each file's name and size first, so that no two sets of files read alike.
+      graded += slug + "/" + name + "\n" + std::to_string(content.size()) + "\n" + content;
+    }
+  }
+  const auto digest = sha256(graded);
+  return derive_seed(secret, std::string(student) + " submission " + to_hex(digest.data(), 8));
 }
 
 }  // namespace launchlab::classroom

@@ -26,7 +26,7 @@ CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI
       ->type_name("NN,NN")->delimiter(',')->transform(lab_number);
   CLI::Option* secret_file = command.add_option(
       "--seed-secret", args.seed_secret_file,
-      "a file whose content is the course secret: each student's seed is HMAC-SHA-256(secret, student)")
+      "a file whose content is the course secret: each student's seed is HMAC-SHA-256(secret, student and their files)")
       ->type_name("FILE")->check(existing_file());
   command.add_option("--course-secret", args.course_secret, "the course secret itself (other users may see it in ps)")
       ->type_name("TEXT")->excludes(secret_file);

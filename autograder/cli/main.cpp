@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "launchlab/cli/arguments.h"
+#include "launchlab/class/grade_class.h"
 #include "launchlab/class/gradebook.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
@@ -152,26 +153,6 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
   return grade;
 }
 
-/// The seed of one submission's grading, from the course secret: the first
-/// eight bytes of HMAC-SHA-256(secret, student and a digest of the files
-/// graded), so that a resubmission with other files gets other inputs and a
-/// regrade of the same files the same ones.
-launchlab::classroom::StudentSeed submission_seed(const std::string& secret, const std::string& student,
-                                            const fs::path& submission, const std::vector<Lab>& labs) {
-  const SubmissionFiles files = find_submission_files(submission, labs, labs);
-  std::string graded;
-  for (const auto& [slug, by_name] : files.files) {
-    for (const auto& [name, path] : by_name) {
-      std::ifstream in(path, std::ios::binary);
-      const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      // Each file's name and size first, so that no two sets of files read alike.
-      graded += slug + "/" + name + "\n" + std::to_string(content.size()) + "\n" + content;
-    }
-  }
-  const auto digest = launchlab::classroom::sha256(graded);
-  return launchlab::classroom::derive_seed(secret, student + " submission " + launchlab::classroom::to_hex(digest.data(), 8));
-}
-
 int command_grade(const Context& ctx, const GradeArguments& args) {
   // Before anything runs: the processes the grading starts cannot ptrace
   // the grader, read its memory or write its /proc files.
@@ -222,14 +203,11 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
     const std::string secret_file =
         !args.seed_secret_file.empty() ? args.seed_secret_file : (secret_variable ? secret_variable : "");
     if (options.seed.empty() && !secret_file.empty()) {
-      std::vector<Lab> labs = load_course(ctx.root);
-      if (!args.labs.empty()) {
-        std::erase_if(labs, [&](const Lab& lab) { return std::find(args.labs.begin(), args.labs.end(), lab.slug) == args.labs.end(); });
-      }
       const fs::path folder = options.submission.lexically_normal();
       const std::string student =
           !args.student.empty() ? args.student : (folder.has_filename() ? folder : folder.parent_path()).filename().string();
-      const auto seed = submission_seed(launchlab::classroom::read_course_secret(secret_file), student, options.submission, labs);
+      const auto seed = launchlab::classroom::derive_submission_seed(launchlab::classroom::read_course_secret(secret_file),
+                                                                     student, options.submission, ctx.root, args.labs);
       options.seed = std::to_string(seed.value);
       seed_derivation = seed.derivation;
     }

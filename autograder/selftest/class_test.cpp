@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "launchlab/class/grade_class.h"
 #include "launchlab/class/gradebook.h"
 #include "launchlab/class/roster.h"
 #include "launchlab/grader/grading.h"
@@ -87,6 +88,28 @@ TEST(Seeds, AStudentsSeedIsTheFirstEightBytesOfTheHmacAndNamesTheSecretOnlyByIts
   EXPECT_EQ(derive_seed("course secret", "alice").value, seed.value) << "a regrade must see the same seed";
   EXPECT_NE(derive_seed("course secret", "bob").value, seed.value);
   EXPECT_NE(derive_seed("another secret", "alice").value, seed.value);
+}
+
+// `launchlab grade --seed-secret` and grade-class draw a submission's seed
+// alike: from the student and the files of the labs graded, and nothing else.
+TEST(Seeds, ASubmissionsSeedFollowsItsStudentAndTheFilesOfTheLabsGraded) {
+  const fs::path course = fs::path(LAUNCHLAB_SOURCE_DIR) / "autograder" / "selftest" / "fixture_course";
+  const TempFolder folder("submission-seed");
+  const fs::path submission = folder.path() / "alice";
+  fs::copy(course / "solutions", submission, fs::copy_options::recursive);
+  const auto seed = [&](const std::string& student, const std::vector<std::string>& labs) {
+    return derive_submission_seed("course secret", student, submission, course, labs);
+  };
+  const StudentSeed every_lab = seed("alice", {});
+  const StudentSeed alpha = seed("alice", {"00_alpha"});
+  EXPECT_EQ(seed("alice", {}).value, every_lab.value) << "a regrade of the same files must see the same seed";
+  EXPECT_NE(seed("bob", {}).value, every_lab.value);
+  EXPECT_NE(alpha.value, every_lab.value) << "the files graded are those of the labs graded";
+  EXPECT_EQ(every_lab.derivation.find("course secret"), std::string::npos) << every_lab.derivation;
+
+  std::ofstream(submission / "01_beta" / "stats.cpp", std::ios::app) << "\n// handed in again\n";
+  EXPECT_NE(seed("alice", {}).value, every_lab.value) << "a resubmission with other files keeps its seed";
+  EXPECT_EQ(seed("alice", {"00_alpha"}).value, alpha.value) << "a file of a lab not graded changed the seed";
 }
 
 // ------------------------------------------------------------ rows from results.json
