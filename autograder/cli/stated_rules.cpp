@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <sstream>
+#include <utility>
 
 namespace launchlab::cli {
 
@@ -80,6 +81,15 @@ bool calls(std::string_view code, const std::string& name) {
     if (variable_end > after && opens(skip_blanks(variable_end))) return true;
   }
   return false;
+}
+
+/// Whether two spellings name the same exception type: equal once the
+/// namespaces one of them writes and the other leaves out are dropped (a
+/// header inside `launchlab::qmd` writes `QmdError`, a test outside it
+/// `qmd::QmdError`).
+bool same_type(std::string_view a, std::string_view b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  return a == b || (a.ends_with(b) && a.substr(0, a.size() - b.size()).ends_with("::"));
 }
 
 }  // namespace
@@ -166,7 +176,7 @@ std::vector<TestedThrow> tested_throws(std::string_view source) {
 std::optional<std::string> test_of(const StatedThrow& stated, const std::vector<TestedThrow>& tested) {
   if (stated.function.empty()) return std::nullopt;
   for (const auto& check : tested) {
-    if (check.exception == stated.exception && calls(check.statement, stated.function)) return check.test;
+    if (same_type(check.exception, stated.exception) && calls(check.statement, stated.function)) return check.test;
   }
   return std::nullopt;
 }

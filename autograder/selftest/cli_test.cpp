@@ -501,6 +501,19 @@ TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsT
   // Another type, or a name that is only the start of another function's, is no test of it.
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::runtime_error"}, tested));
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{3, "parse_listing", "ParseError"}, tested));
+
+  // A test outside the header's namespace names the type with it, a header
+  // may name another namespace's type: either checks the other's promise.
+  const std::vector<launchlab::cli::TestedThrow> qualified =
+      launchlab::cli::tested_throws("TEST(Listing, RejectsCutText) { RECORD_THROWS(parse_listing(\"x\"), listing::ParseError); }\n"
+                                    "TEST(Listing, RejectsBadLines) { RECORD_THROWS(read_line(\"x\"), LineError); }\n");
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "ParseError"}, qualified),
+            std::optional<std::string>("Listing.RejectsCutText"));
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{2, "read_line", "io::LineError"}, qualified),
+            std::optional<std::string>("Listing.RejectsBadLines"));
+  // Only whole namespaces may differ: another namespace's type, or a longer name, is not it.
+  EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "other::ParseError"}, qualified));
+  EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "read_line", "BadLineError"}, qualified));
 }
 
 TEST_F(LearnerCourse, LintNamesAPromisedExceptionNoTestChecks) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "containers.h"
 #include "files.h"
+#include "launchlab/bytes.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 
@@ -231,6 +233,12 @@ TEST(Elf, TruncatedAndCorruptFilesNameTheOffset) {
     const std::string message = lt::message_thrown<FormatError>([&] { read_elf(c.bytes); });
     RECORD_CONTAINS(message, "offset") << "the FormatError's message names the offset";
   }
+  // Beneath every reader, the shared little-endian read has its own guard,
+  // which no offset can overflow.
+  const std::vector<std::byte> three(3);
+  RECORD_THROWS(launchlab::bytes::read_le<std::uint32_t>(three, 0), std::out_of_range) << "read_le<std::uint32_t>(3 bytes, 0)";
+  RECORD_THROWS(launchlab::bytes::read_le<std::uint16_t>(three, UINT64_MAX), std::out_of_range)
+      << "read_le<std::uint16_t>(3 bytes, 2^64 - 1)";
 }
 
 TEST(Elf, CorruptBytesNeverCrash) {

@@ -213,6 +213,20 @@ TEST(Fatbin, PayloadsInflateToTheCubins) {
     RECORD_GE(elves, 2) << read_fatbin_of(name) << ": how many ELF entries";
     RECORD_EQ(ptxs, 1) << read_fatbin_of(name) << ": how many PTX entries";
   }
+  // zstd_decompress itself: a frame must inflate to exactly the size asked for.
+  const auto vadd = bytes_of(fixture_path("vadd.fatbin"));
+  for (const RawEntry& e : entries_of_first_container(vadd)) {
+    if (!(e.flags & kFlagCompressedZstd)) continue;
+    const auto frame = std::span<const std::byte>(vadd).subspan(e.offset + e.header_size, le(vadd, e.offset + 16, 4));
+    const std::size_t inflated = le(vadd, e.offset + 56, 8);
+    RECORD_NO_THROW(zstd_decompress(frame, inflated)) << "zstd_decompress(the frame of the entry at " << hex(e.offset)
+                                                      << " of vadd.fatbin, its uncompressed size)";
+    RECORD_THROWS(zstd_decompress(frame, inflated + 1), std::runtime_error)
+        << "zstd_decompress(the frame of the entry at " << hex(e.offset) << " of vadd.fatbin, one byte more than it inflates to)";
+    break;
+  }
+  const auto not_a_frame = std::as_bytes(std::span(std::string_view("not a zstd frame")));
+  RECORD_THROWS(zstd_decompress(not_a_frame, 64), std::runtime_error) << "zstd_decompress(\"not a zstd frame\", 64)";
 }
 
 TEST(Fatbin, HostObjectAndExecutable) {
@@ -405,6 +419,8 @@ TEST(Fatbin, TruncatedAndCorruptFilesNameTheOffset) {
   for (const Case& c : cases) {
     RECORD_EQ(format_error_of([&] { read_fatbin_file(c.bytes); }), "FormatError at offset " + hex(c.offset.value))
         << "read_fatbin_file(" << c.what << ")";
+    const std::string message = lt::message_thrown<FormatError>([&] { read_fatbin_file(c.bytes); });
+    RECORD_CONTAINS(message, "offset") << "the FormatError's message names the offset";
   }
   // A compressed payload that does not inflate: the payload.
   if (zstd_available()) {
@@ -419,6 +435,97 @@ TEST(Fatbin, TruncatedAndCorruptFilesNameTheOffset) {
         << "entry_payload(entry 2 of read_fatbin_file(vadd.fatbin), whose uncompressed size (at " << hex(ptx.offset)
         << " + 56) is made one byte more than the zstd frame inflates to)";
   }
+}
+
+// Where each container's header and each entry's header is, in order.
+std::vector<std::uint64_t> header_offsets(const std::vector<FatbinContainer>& containers) {
+  std::vector<std::uint64_t> offsets;
+  for (const auto& c : containers) {
+    offsets.push_back(c.offset);
+    for (const auto& e : c.entries) offsets.push_back(e.offset);
+  }
+  return offsets;
+}
+
+TEST(Fatbin, WalkContainersNamesOffsetsFromItsBase) {
+  // vadd.fatbin's bytes, as if they were a host file's .nv_fatbin at 0x1000.
+  constexpr std::uint64_t base = 0x1000;
+  const auto good = bytes_of(fixture_path("vadd.fatbin"));
+  const auto entries = entries_of_first_container(good);
+  RECORD_OUTCOME(header_offsets(walk_containers(good, base)), FormatError)
+      << "walk_containers(the bytes of vadd.fatbin, base 0x1000): the offset of each container and each of its entries";
+
+  struct Case {
+    std::vector<std::byte> bytes;
+    std::string what;
+    lt::Expected<std::uint64_t> offset;
+  };
+  std::vector<Case> cases;
+  {
+    auto b = good;
+    b[0] = std::byte{0x51};
+    cases.push_back({b, "vadd.fatbin with its container's magic damaged", LAUNCHLAB_EXPECTED(base)});
+    b = good;
+    b[entries[1].offset + 8 + 5] = std::byte{0x7f};
+    cases.push_back({b, "vadd.fatbin with entry 1's payload size (at " + hex(entries[1].offset) + " + 8) made enormous",
+                     LAUNCHLAB_EXPECTED(base + entries[1].offset)});
+    b = good;
+    b[entries[0].offset + 4] = std::byte{8};
+    b[entries[0].offset + 5] = std::byte{0};
+    cases.push_back({b, "vadd.fatbin with entry 0's header size (at " + hex(entries[0].offset) + " + 4) made 8",
+                     LAUNCHLAB_EXPECTED(base + entries[0].offset)});
+  }
+  for (const Case& c : cases) {
+    RECORD_THROWS(walk_containers(c.bytes, base), FormatError) << "walk_containers(" << c.what << ", base 0x1000)";
+    RECORD_CONTAINS(lt::message_thrown<FormatError>([&] { walk_containers(c.bytes, base); }),
+                    "(at offset " + hex(c.offset.value) + ")")
+        << "the FormatError of walk_containers(" << c.what << ", base 0x1000): where the structure starts, base included";
+  }
+}
+
+TEST(Fatbin, EntryPayloadRefusesWhatItCannotRead) {
+  // Entries made by hand over 256 bytes of a file, each with its header at
+  // 0x10 and its payload at 0x50 (header_size 64).
+  const std::vector<std::byte> file(256, std::byte{0});
+  auto entry = [](std::uint64_t payload_size, std::uint64_t flags, std::uint32_t compressed_size, std::uint64_t uncompressed_size) {
+    FatbinEntry e;
+    e.offset = 0x10;
+    e.kind = 2;
+    e.header_size = 64;
+    e.payload_offset = 0x50;
+    e.payload_size = payload_size;
+    e.flags = flags;
+    e.compressed_size = compressed_size;
+    e.uncompressed_size = uncompressed_size;
+    return e;
+  };
+  struct Case {
+    FatbinEntry entry;
+    std::string what;
+    lt::Expected<std::uint64_t> offset;
+  };
+  const std::vector<Case> cases = {
+      {entry(0x200, 0, 0, 0x200), "an uncompressed payload of 0x200 bytes at 0x50, past the file's 0x100 bytes",
+       LAUNCHLAB_EXPECTED(0x10)},
+      {entry(0x40, kFlagCompressedZstd, 0x48, 0x100), "a zstd payload of 0x40 bytes whose compressed_size is 0x48",
+       LAUNCHLAB_EXPECTED(0x10)},
+      {entry(0x40, kFlagCompressedZstd, 0x40, (std::uint64_t{1} << 30) + 1),
+       "a zstd payload of 0x40 bytes that claims to inflate to 1 GiB + 1 byte", LAUNCHLAB_EXPECTED(0x10)},
+  };
+  for (const Case& c : cases) {
+    RECORD_THROWS(entry_payload(c.entry, file), FormatError)
+        << "entry_payload(an entry with its header at 0x10: " << c.what << ")";
+    RECORD_CONTAINS(lt::message_thrown<FormatError>([&] { (void)entry_payload(c.entry, file); }),
+                    "(at offset " + hex(c.offset.value) + ")")
+        << "the FormatError of entry_payload(an entry with its header at 0x10: " << c.what << "): the entry's header";
+  }
+  // LZ4 is not supported: a std::runtime_error that says so, not a malformed file.
+  const FatbinEntry lz4 = entry(0x40, kFlagCompressedLz4, 0x40, 0x100);
+  RECORD_THROWS(entry_payload(lz4, file), std::runtime_error) << "entry_payload(an LZ4 entry of 0x40 bytes at 0x50)";
+  RECORD_CONTAINS(lt::message_thrown<std::runtime_error>([&] { (void)entry_payload(lz4, file); }), "LZ4")
+      << "the message of entry_payload(an LZ4 entry of 0x40 bytes at 0x50)";
+  RECORD_FALSE(lt::thrown<FormatError>([&] { (void)entry_payload(lz4, file); }).has_value())
+      << "whether entry_payload(an LZ4 entry of 0x40 bytes at 0x50) throws FormatError";
 }
 
 TEST(Fatbin, CorruptBytesNeverCrash) {

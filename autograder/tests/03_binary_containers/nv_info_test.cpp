@@ -150,6 +150,8 @@ TEST(NvInfo, MalformedSectionsThrow) {
   for (const Case& c : cases) {
     RECORD_EQ(format_error_of([&] { decode_nv_info(c.section, 0x200); }), c.error)
         << "decode_nv_info(the bytes " << c.what << ", at offset 0x200)";
+    const std::string message = lt::message_thrown<FormatError>([&] { decode_nv_info(c.section, 0x200); });
+    RECORD_CONTAINS(message, "offset") << "the FormatError's message names the offset";
   }
   RECORD_EQ(decode_nv_info({}, 0).size(), 0u) << "decode_nv_info(no bytes, at offset 0): how many records";
 }
@@ -360,3 +362,76 @@ TEST(Kernels, LaunchBoundsAndStackFrame) {
 }
 
 }  // namespace
+
+namespace {
+
+// A cubin as read_elf would give it, made by hand around its info sections
+// so that each case damages one record and nothing else: section 1 is
+// `.text.k`, the code of the kernel k (symbol 1, FUNC, STO_CUDA_ENTRY);
+// `.nv.info` starts at 0x40 and `.nv.info.k` right after it.
+struct HandMadeCubin {
+  std::vector<std::byte> module_info, kernel_info;
+  std::vector<std::byte> file = [this] {
+    std::vector<std::byte> bytes(0x40, std::byte{0});
+    bytes.insert(bytes.end(), module_info.begin(), module_info.end());
+    bytes.insert(bytes.end(), kernel_info.begin(), kernel_info.end());
+    return bytes;
+  }();
+
+  ElfFile elf() const {
+    ElfFile elf;
+    elf.bytes = file;
+    elf.type = 2;
+    elf.machine = 190;  // EM_CUDA
+    elf.abi_version = 8;
+    elf.flags = 90 << 8;  // sm_90, as ABI version 8 writes it
+    elf.sections = {ElfSection{},
+                    ElfSection{.name = ".text.k", .type = 1, .offset = 0x40, .size = 0},
+                    ElfSection{.name = ".nv.info", .type = 0x70000000, .offset = 0x40, .size = module_info.size()},
+                    ElfSection{.name = ".nv.info.k", .type = 0x70000000, .offset = 0x40 + module_info.size(),
+                               .size = kernel_info.size()}};
+    elf.symbols = {ElfSymbol{}, ElfSymbol{.name = "k", .type = 2, .binding = 1, .other = 0x10, .section = 1}};
+    return elf;
+  }
+};
+
+std::vector<std::optional<std::uint32_t>> registers_of_kernels(const CubinInfo& info) {
+  std::vector<std::optional<std::uint32_t>> registers;
+  for (const auto& k : info.kernels) registers.push_back(k.registers);
+  return registers;
+}
+
+}  // namespace
+
+TEST(Kernels, MalformedInfoRecordsThrow) {
+  // EIATTR_REGCOUNT (0x2f) of symbol 1: 7 registers; EIATTR_PARAM_CBANK
+  // (0x0a) of symbol 1: parameters at 0x210, 8 bytes.
+  const auto regcount = bytes({0x04, 0x2f, 0x08, 0x00, 1, 0, 0, 0, 7, 0, 0, 0});
+  const auto cbank = bytes({0x04, 0x0a, 0x08, 0x00, 1, 0, 0, 0, 0x10, 0x02, 0x08, 0x00});
+  const HandMadeCubin whole{regcount, cbank};
+  RECORD_OUTCOME(registers_of_kernels(read_cubin(whole.elf())), FormatError)
+      << "read_cubin of a hand-made sm_90 cubin whose kernel k has EIATTR_REGCOUNT 7 and EIATTR_PARAM_CBANK "
+         "{offset 0x210, size 8}: each kernel's registers (the cases below damage one of its records)";
+
+  struct Case {
+    HandMadeCubin cubin;
+    std::string what;
+    lt::Expected<std::string> at;
+  };
+  const std::vector<Case> cases = {
+      {{bytes({0x04, 0x2f, 0x08, 0x00, 1, 0, 0, 0, 7, 0}), cbank},
+       ".nv.info (at 0x40) is 04 2f 08 00 01 00 00 00 07 00: EIATTR_REGCOUNT's payload cut after 6 of its 8 bytes",
+       LAUNCHLAB_EXPECTED(std::string("(at offset 0x40)"))},
+      {{bytes({0x04, 0x2f, 0x04, 0x00, 1, 0, 0, 0}), cbank},
+       ".nv.info (at 0x40) is 04 2f 04 00 01 00 00 00: an EIATTR_REGCOUNT of 4 bytes, without the count",
+       LAUNCHLAB_EXPECTED(std::string("(at offset 0x40)"))},
+      {{regcount, bytes({0x04, 0x0a, 0x04, 0x00, 1, 0, 0, 0})},
+       ".nv.info.k (at 0x4c) is 04 0a 04 00 01 00 00 00: an EIATTR_PARAM_CBANK of 4 bytes, without offset and size",
+       LAUNCHLAB_EXPECTED(std::string("(at offset 0x4c)"))},
+  };
+  for (const Case& c : cases) {
+    RECORD_THROWS(read_cubin(c.cubin.elf()), FormatError) << "read_cubin(a hand-made sm_90 cubin whose " << c.what << ")";
+    RECORD_CONTAINS(lt::message_thrown<FormatError>([&] { read_cubin(c.cubin.elf()); }), c.at.value)
+        << "the FormatError of read_cubin(a hand-made sm_90 cubin whose " << c.what << "): the offset of the record";
+  }
+}

@@ -122,6 +122,13 @@ TEST(Layout, RefusesMoreThan32764Bytes) {
   const std::vector<Param> over_by_padding = {Param{"s", 32756, 1}, Param{"p", 8, 8}};
   RECORD_EQ(what_lay_out_throws(over_by_padding), nvcc_verdict("over_by_padding.cu", "too much parameter space"))
       << show(over_by_padding) << ": 32,756 bytes, then a pointer at offset 32,760, 32,768 bytes in all";
+  // The message says how many bytes the parameters need, padding included.
+  RECORD_CONTAINS(launchlab::testing::message_thrown<std::length_error>([&] { param_buffer::lay_out(one_byte_over); }),
+                  "32765")
+      << "the message of the std::length_error of " << show(one_byte_over);
+  RECORD_CONTAINS(launchlab::testing::message_thrown<std::length_error>([&] { param_buffer::lay_out(over_by_padding); }),
+                  "32768")
+      << "the message of the std::length_error of " << show(over_by_padding);
   const std::vector<Param> exactly = {Param{"s", 32760, 1}, Param{"i", 4, 4}};
   RECORD_NO_THROW(param_buffer::lay_out(exactly)) << show(exactly) << ": 32,764 bytes, which fit";
   std::optional<std::size_t> size;

@@ -21,6 +21,7 @@ namespace launchlab::driver_tests {
 namespace {
 
 using launchlab::driver::Context;
+using launchlab::driver::DriverError;
 using launchlab::driver::Module;
 
 // A device int the test allocates and reads itself.
@@ -164,6 +165,24 @@ TEST(DriverOnGpu, ReportsTheDriversErrors) {
     return error_name(missing);
   }()) << "your get_function(small.cu's module, \"no_such_kernel\"), against what cuModuleGetFunction answers";
   std::fflush(stdout);
+
+  // Each wrapper turns the driver's refusal into a DriverError.
+  RECORD_THROWS(Module mine(image), DriverError) << "your Module of the text \"this is not a kernel image\\n\"";
+  RECORD_THROWS((void)launchlab::driver::get_function(*small, "no_such_kernel"), DriverError)
+      << "your get_function(small.cu's module, \"no_such_kernel\")";
+  int devices = 0;
+  if (cuDeviceGetCount(&devices) != CUDA_SUCCESS) throw std::runtime_error("the driver could not count the devices");
+  RECORD_THROWS(Context beyond_the_last(devices), DriverError)
+      << "your Context(the number of devices), an ordinal one past the last device";
+  const CUfunction store = launchlab::driver::get_function(*small, "store");
+  DeviceInt out;
+  int value = 1;
+  void* args[] = {&out.address, &value};
+  RECORD_THROWS(launchlab::driver::launch_and_wait(store, 1, 2048, args), DriverError)
+      << "your launch_and_wait(small.cu's store, 1 block of 2048 threads, more than any GPU allows)";
+  RECORD_EQ(out.read(), 0) << "out[0] after the launch that could not start: store never ran";
+  RECORD_THROWS((void)launchlab::driver::cold_start(small_cubin, "no_such_kernel", 1), DriverError)
+      << "your cold_start(small.cu's cubin, \"no_such_kernel\", 1)";
 }
 
 TEST(DriverOnGpu, JitErrorsCarryTheCompilerLog) {

@@ -145,6 +145,9 @@ TEST(Channel, SubmitWritesTheEntryThenGpPut) {
   }()) << "entry 0 in the ring, decoded";
   RECORD_EQ(gpu.memory.read32(channel.userd_address() + 0x8c), 1u) << "GP_PUT in USERD at 0x8c";
   RECORD_EQ(gpu.memory.read32(channel.userd_address() + 0x88), 0u) << "GP_GET in USERD at 0x88: the GPU has read nothing";
+  RECORD_THROWS(channel.submit({segment + 2, 10, GpLevel::Main, false, false}), ChannelError)
+      << "submit of the same entry 2 bytes further: an address that is not a multiple of 4";
+  RECORD_EQ(gpu.memory.read32(channel.userd_address() + 0x8c), 1u) << "GP_PUT in USERD after the refused entry";
 }
 
 TEST(Channel, TheRingWrapsAround) {
@@ -210,6 +213,11 @@ TEST(Channel, AFullRingRefusesAnEntry) {
   RECORD_EQ(channel.gp_get(), 3u) << "GP_GET after ring_doorbell";
   RECORD_TRUE(channel.submit_pushbuffer(pb.words())) << "room again once the GPU has read the ring";
   RECORD_EQ(channel.gp_put(), 0u) << "GP_PUT wraps to 0";
+  // A ring of one entry could hold nothing; more than 2^20 entries is more than the host reads.
+  constexpr std::size_t kTooMany = (std::size_t{1} << 20) + 1;
+  RECORD_THROWS(Channel too_small(gpu.memory, gpu.host, 1, 8), ChannelError) << "Channel(memory, host, 1 entry, 8)";
+  RECORD_THROWS(Channel too_large(gpu.memory, gpu.host, kTooMany, 9), ChannelError)
+      << "Channel(memory, host, 2^20 + 1 entries, 9)";
 }
 
 TEST(Channel, TheDoorbellNamesOneChannel) {
@@ -231,6 +239,8 @@ TEST(Channel, TheDoorbellNamesOneChannel) {
   gpu.host.usermode_write(0x90, 7);  // what a.ring_doorbell() writes
   RECORD_EQ(gpu.memory.read32(sem_a), 1u) << "usermode_write(0x90, 7): NOTIFY_CHANNEL_PENDING with token 7; channel 7's semaphore";
   RECORD_THROWS(gpu.host.usermode_write(0x90, 8), ChannelError) << "usermode_write(0x90, 8): no channel has token 8";
+  RECORD_THROWS(gpu.host.notify_channel_pending(8), ChannelError) << "notify_channel_pending(8): no channel has token 8";
+  RECORD_THROWS(gpu.host.channel_state(8), ChannelError) << "channel_state(8): no channel has token 8";
 }
 
 // ---------------------------------------------------------------------------
@@ -280,6 +290,32 @@ TEST(HostEngine, RunsTheKernelOncePerThreadInOrder) {
   RECORD_EQ(gpu.host.launches().size(), 1u) << "launches()";
   RECORD_REQUIRE(gpu.host.launches().size() == 1);
   RECORD_TRUE(gpu.host.launches()[0].inline_qmd) << "launches()[0].inline_qmd";
+
+  // Grids run_grid cannot run, each checked before any thread runs.
+  const auto one_thread = [&](std::uint64_t program, std::uint64_t bank) {
+    return make_qmd(q::QmdVersion::V03_00, {1, 1, 1}, {1, 1, 1}, program, bank, 256);
+  };
+  RECORD_THROWS(gpu.host.run_grid(one_thread(0xdead00, cbank), 0x7000, false), ChannelError)
+      << "run_grid of a QMD whose program address 0xdead00 has no kernel";
+  q::Qmd invalid_bank = one_thread(0x8000, cbank);
+  invalid_bank.cbank0.valid = false;
+  RECORD_THROWS(gpu.host.run_grid(invalid_bank, 0x7000, false), ChannelError)
+      << "run_grid of a QMD whose constant bank 0 is not valid";
+  RECORD_THROWS(gpu.host.run_grid(one_thread(0x8000, 0x10), 0x7000, false), ChannelError)
+      << "run_grid of a QMD whose constant bank 0 is at 0x10, outside every allocation";
+  gpu.host.register_kernel(0x8100, [](const ThreadContext&) {});  // cheap, should a grid too large run anyway
+  const q::Qmd too_large = make_qmd(q::QmdVersion::V03_00, {65537, 1, 1}, {1024, 1, 1}, 0x8100, cbank, 256);
+  RECORD_THROWS(gpu.host.run_grid(too_large, 0x7000, false), ChannelError)
+      << "run_grid of 65537 blocks of 1024 threads, more than 2^26 threads";
+  RECORD_EQ(seen.size(), 16u) << "how many times the kernel ran in all: none of these grids ran a thread";
+  RECORD_EQ(gpu.host.launches().size(), 1u) << "launches() after them";
+
+  // A kernel's reads of constant bank 0 stay inside the bank's size.
+  ThreadContext thread;
+  thread.cbank0 = {cbank, 256, true};
+  thread.memory = &gpu.memory;
+  RECORD_NO_THROW(thread.param<std::uint32_t>(252)) << "c[0x0][0xfc] as 4 bytes, in a bank of 256";
+  RECORD_THROWS(thread.param<std::uint64_t>(252), ChannelError) << "c[0x0][0xfc] as 8 bytes, in a bank of 256";
 }
 
 TEST(HostEngine, InlineQmdIsStoredAndQmdInMemoryIsRead) {

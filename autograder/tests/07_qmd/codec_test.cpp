@@ -71,6 +71,10 @@ TEST(Versions, AQmdOfAnotherVersionIsRejected) {
   }
   RECORD_CONTAINS(message, "3")
       << "the message of decode(a V03_00 QMD padded to 96 words, V04_00): it says which version number was found";
+  // The numbers and values that name no version (`launchlab inspect qmd --qmd-version 6`).
+  RECORD_THROWS(version_from_number("6"), QmdError) << "version_from_number(\"6\")";
+  RECORD_THROWS(version_from_number("04"), QmdError) << "version_from_number(\"04\")";
+  RECORD_THROWS(qmd_words(static_cast<QmdVersion>(6)), QmdError) << "qmd_words(QmdVersion 6)";
 }
 
 TEST(Versions, AQmdOfTheWrongSizeIsRejected) {
@@ -80,6 +84,7 @@ TEST(Versions, AQmdOfTheWrongSizeIsRejected) {
       << "decode(a V03_00 QMD of 64 words, V05_00), which has 96";
   RECORD_THROWS(decode(long_qmd, QmdVersion::V04_00), QmdError) << "decode(97 words, V04_00), which has 96";
   RECORD_THROWS(decode(std::span<const std::uint32_t>{}, QmdVersion::V04_00), QmdError) << "decode(no words, V04_00)";
+  RECORD_THROWS(words_from_bytes(std::string(383, '\0')), QmdError) << "words_from_bytes(383 bytes), not whole words";
   Qmd q;
   q.version = QmdVersion::V04_00;
   std::vector<std::uint32_t> words(64, 0);
@@ -227,6 +232,7 @@ TEST(Units, ValuesThatCannotBeStoredThrow) {
     RECORD_SCOPE(std::string("encode_into(") + c.why + ", a QMD of 0x5a5a5a5a words)");
     RECORD_THROWS(encode_into(q, words), QmdError);
     RECORD_EQ(words, before) << "the QMD afterwards: a failed encode_into must leave it as it was";
+    RECORD_THROWS(encode(q), QmdError);
     // A drawn value the field can hold: what encode gives for it is the solution's.
     const std::uint64_t fits = random() % (c.limit / c.step) * c.step;
     c.set(q, fits);

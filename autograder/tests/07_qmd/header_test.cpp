@@ -5,6 +5,7 @@
 // layouts that only a reader of the text can follow.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "header_fields.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "qmd.h"
 
 namespace {
@@ -26,6 +28,28 @@ std::optional<Layout> layout_of(std::string_view text, unsigned version) {
     return std::nullopt;
   }
 }
+
+// LAUNCHLAB_OPEN_GPU_DOC set for as long as it lives, as it was afterwards.
+class OpenGpuDocVariable {
+ public:
+  explicit OpenGpuDocVariable(const char* value) {
+    if (const char* before = std::getenv(kName)) before_ = before;
+    setenv(kName, value, 1);
+  }
+  ~OpenGpuDocVariable() {
+    if (before_) {
+      setenv(kName, before_->c_str(), 1);
+    } else {
+      unsetenv(kName);
+    }
+  }
+  OpenGpuDocVariable(const OpenGpuDocVariable&) = delete;
+  OpenGpuDocVariable& operator=(const OpenGpuDocVariable&) = delete;
+
+ private:
+  static constexpr const char* kName = "LAUNCHLAB_OPEN_GPU_DOC";
+  std::optional<std::string> before_;
+};
 
 // The codec under test: by version (the course's headers, through layout())
 // or with a layout the test made the learner read from a header.
@@ -160,6 +184,11 @@ TEST(Layout, ReadsEachFieldFromTheCourseHeaders) {
         << "layout_from_header(the text of labs/07_qmd/headers/qmd_v0" << v << "_00.h, " << version_name(v)
         << "): each member's MW(hi:lo) and SHIFTEDn (null if it threw)";
   }
+  // Where LAUNCHLAB_OPEN_GPU_DOC names no checkout, header_text says so
+  // rather than falling back on the course's headers.
+  const OpenGpuDocVariable nowhere("labs/07_qmd/no-open-gpu-doc-checkout-here");
+  RECORD_THROWS(header_text(QmdVersion::V04_00), QmdError)
+      << "header_text(V04_00) with LAUNCHLAB_OPEN_GPU_DOC naming a folder that does not exist";
 }
 
 TEST(Layout, TakesOnlyItsVersionAndItsExactNames) {
@@ -186,17 +215,13 @@ TEST(Layout, TakesOnlyItsVersionAndItsExactNames) {
   for (const auto& f : header_fields(5)) {
     if (f.field != "grid_depth") missing.push_back(f);
   }
-  std::string message;
-  bool threw_qmd_error = false;
-  try {
-    layout_from_header(write_header(missing, course_prefix(5)), QmdVersion::V05_00);
-  } catch (const QmdError& e) {
-    threw_qmd_error = true;
-    message = e.what();
-  } catch (const std::exception&) {
-  }
-  RECORD_TRUE(threw_qmd_error) << "layout_from_header(a V05_00 header without GRID_DEPTH, V05_00) throws QmdError";
-  RECORD_CONTAINS(message, "GRID_DEPTH") << "the message of layout_from_header(a V05_00 header without GRID_DEPTH)";
+  const std::string without_grid_depth = write_header(missing, course_prefix(5));
+  RECORD_THROWS(layout_from_header(without_grid_depth, QmdVersion::V05_00), QmdError)
+      << "layout_from_header(a V05_00 header without GRID_DEPTH, V05_00)";
+  RECORD_CONTAINS(launchlab::testing::message_thrown<QmdError>(
+                      [&] { layout_from_header(without_grid_depth, QmdVersion::V05_00); }),
+                  "GRID_DEPTH")
+      << "the message of layout_from_header(a V05_00 header without GRID_DEPTH)";
 }
 
 TEST(Layout, CodecUsesTheRangesTheHeaderGives) {

@@ -9,6 +9,7 @@
 
 #include "header_fields.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "qmd.h"
 
 namespace {
@@ -109,17 +110,10 @@ TEST(Notation, MalformedDefinesThrowWithTheirLine) {
     ++blank_lines;
     RECORD_SCOPE(std::string("parse_mw_defines of a text whose line ") + std::to_string(line) + " has " + c.why +
                  ":" + numbered(text));
-    std::string message;
-    bool threw_qmd_error = false;
-    try {
-      parse_mw_defines(text);
-    } catch (const QmdError& e) {
-      threw_qmd_error = true;
-      message = e.what();
-    } catch (const std::exception&) {
-    }
-    RECORD_TRUE(threw_qmd_error) << "it throws QmdError";
-    RECORD_CONTAINS(message, "line " + std::to_string(line)) << "the message of what it threw names the line";
+    RECORD_THROWS(parse_mw_defines(text), QmdError) << "it throws QmdError";
+    RECORD_CONTAINS(launchlab::testing::message_thrown<QmdError>([&] { parse_mw_defines(text); }),
+                    "line " + std::to_string(line))
+        << "the message of what it threw names the line";
   }
 }
 

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -137,6 +138,11 @@ TEST(CommittedTrace, VaddSummaryMatchesACountByHand) {
   const TraceFile trace = LoadFixture("vadd_4096x256.csv");
   RECORD_SCOPE("summarize(the committed trace of vadd<<<4096, 256>>> on an H200)");
   RecordAgainstCountByHand(trace.records);
+  // A trace cut short on its way is refused at its line, never summarized.
+  const std::string cut = "block,sm,start_ns,end_ns,warp_slots\n0,3,100,200,0x00000000000000ff\n1,4,100\n";
+  std::istringstream in(cut);
+  RECORD_CONTAINS(testing::message_thrown<std::runtime_error>([&] { read_trace_csv(in); }), "line 3")
+      << "read_trace_csv of a trace whose line 3 has 3 of its 5 fields:\n" << cut;
 }
 
 TEST(CommittedTrace, VaddRanOnEverySmOfTheGpu) {

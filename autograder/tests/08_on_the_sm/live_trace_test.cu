@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "analysis.h"
+#include "divergence.h"
+#include "launchlab/cuda.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "trace.h"
@@ -257,6 +259,72 @@ TEST(LiveTrace, VaddTracesTheCourseLaunch) {
       << "the numbers of bits set in warp_slots, each number once: 256 threads are 8 warps";
   RECORD_EQ(DistinctSms(records), static_cast<std::size_t>(MultiprocessorCount()))
       << "the distinct SM ids of the records, against cudaDevAttrMultiProcessorCount";
+}
+
+// The GPU's memory, held in chunks of `chunk` bytes until not one more
+// fits, and given back when it goes: while it lives, an allocation of
+// `chunk` bytes fails. The failed cudaMalloc's error is cleared, here and
+// on release, so that no later call reports it.
+class HeldGpuMemory {
+ public:
+  explicit HeldGpuMemory(std::size_t chunk) {
+    for (void* p = nullptr; cudaMalloc(&p, chunk) == cudaSuccess; p = nullptr) held_.push_back(p);
+    cudaGetLastError();
+  }
+  ~HeldGpuMemory() {
+    for (void* p : held_) cudaFree(p);
+    cudaGetLastError();
+  }
+  HeldGpuMemory(const HeldGpuMemory&) = delete;
+  HeldGpuMemory& operator=(const HeldGpuMemory&) = delete;
+
+ private:
+  std::vector<void*> held_;
+};
+
+TEST(LiveTrace, RefusesWhatCannotRunAndReportsCudaFailures) {
+  LAUNCHLAB_REQUIRE_GPU();
+  // Grids no launch can have, refused before any CUDA call.
+  RECORD_THROWS(trace_vadd(0, 256), std::invalid_argument) << "trace_vadd(0 blocks, 256)";
+  RECORD_THROWS(trace_vadd(4, 1025), std::invalid_argument) << "trace_vadd(4, 1025 threads)";
+  constexpr unsigned k2To22 = 1u << 22, k2To31 = 1u << 31;
+  RECORD_THROWS(trace_vadd(k2To22, 1024), std::invalid_argument) << "trace_vadd(2^22, 1024): 2^32 elements, past an int";
+  RECORD_THROWS(trace_spin(k2To31, 32, 0), std::invalid_argument) << "trace_spin(2^31 blocks, 32, 0)";
+  RECORD_THROWS(trace_spin(4, 0, 0), std::invalid_argument) << "trace_spin(4, 0 threads, 0)";
+  RECORD_THROWS(trace_spin(4, 32, 1'000'000'001), std::invalid_argument) << "trace_spin(4, 32, one second and 1 ns)";
+  RECORD_THROWS(time_branchy(Split::None, 0, 32, 16, 1), std::invalid_argument) << "time_branchy(None, 0 blocks, ...)";
+  RECORD_THROWS(time_branchy(Split::None, 4, 2048, 16, 1), std::invalid_argument) << "time_branchy(None, 4, 2048 threads, ...)";
+  RECORD_THROWS(time_branchy(Split::None, 4, 32, 0, 1), std::invalid_argument) << "time_branchy(None, 4, 32, 0 iterations, 1)";
+  RECORD_THROWS(time_branchy(Split::None, 4, 32, 16, 0), std::invalid_argument) << "time_branchy(None, 4, 32, 16, 0 trials)";
+
+  // The course's CUDA wrappers: each failed call is a cuda::Error.
+  RECORD_THROWS(cuda::check(cudaErrorInvalidValue, "cudaMemcpy"), cuda::Error) << "check(cudaErrorInvalidValue, ...)";
+  constexpr std::size_t kPebibyte = std::size_t{1} << 50;
+  RECORD_THROWS(cuda::DeviceBuffer<std::byte> far_too_large(kPebibyte), cuda::Error) << "DeviceBuffer of 1 PiB";
+  RECORD_THROWS(cuda::PinnedBuffer<std::byte> far_too_large(kPebibyte), cuda::Error) << "PinnedBuffer of 1 PiB";
+  RECORD_THROWS(cuda::Event interprocess(cudaEventInterprocess), cuda::Error)
+      << "Event(cudaEventInterprocess): an interprocess event must also disable timing";
+  RECORD_THROWS(cuda::Stream unknown_flags(0x80u), cuda::Error) << "Stream(0x80), a flag streams do not have";
+  cudaGetLastError();
+
+  // With the GPU's memory taken, the launches' first allocation (256 MiB:
+  // the records, or an array of 2^26 floats) fails.
+  constexpr std::size_t kChunk = std::size_t{1} << 28;
+  constexpr unsigned kBlocksOf1024Floats = kChunk / sizeof(float) / 1024;
+  {
+    const HeldGpuMemory held(kChunk);
+    RECORD_THROWS(trace_spin(kChunk / sizeof(BlockRecord), 32, 0), std::runtime_error)
+        << "trace_spin(blocks whose records take 256 MiB, 32, 0) with no 256 MiB left on the GPU";
+    RECORD_THROWS(trace_vadd(kBlocksOf1024Floats, 1024), std::runtime_error)
+        << "trace_vadd(2^16, 1024): arrays of 256 MiB, with no 256 MiB left on the GPU";
+    RECORD_THROWS(time_branchy(Split::None, kBlocksOf1024Floats, 1024, 16, 1), std::runtime_error)
+        << "time_branchy(None, 2^16, 1024, 16, 1): an output of 256 MiB, with no 256 MiB left on the GPU";
+  }
+  // Nothing of it stays: the GPU launches again.
+  RECORD_SCOPE("trace_spin(blocks = 4, threads_per_block = 32, spin_ns = 0), once the memory is given back");
+  std::vector<BlockRecord> records;
+  RECORD_NO_THROW(records = trace_spin(4, 32, 0));
+  RECORD_EQ(BlockIds(records), EveryBlock(4)) << kBlockIds;
 }
 
 // A grid of spin blocks `waves` times what the GPU holds at once, 50 us each.

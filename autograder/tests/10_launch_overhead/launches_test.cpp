@@ -147,6 +147,14 @@ TEST(EventTimer, TimesASpinKernelLikeTheRuntimesOwnEvents) {
     }
   };
   RECORD_NO_THROW(take_turns());
+  // Stopped without a start, the timer has no first event to measure from:
+  // cudaEventElapsedTime refuses an event that was never recorded.
+  {
+    EventTimer unstarted(stream);
+    RECORD_THROWS((void)unstarted.stop_us(), std::runtime_error)
+        << "stop_us() of an EventTimer whose start() was never called";
+  }
+  clear_errors();
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   cudaStreamDestroy(stream);

@@ -221,6 +221,30 @@ TEST(Tuning, ChosenConfigurationsComputeTheRightAnswer) {
     RECORD_EQ(Fingerprint(c), Fingerprint(Sums(a, b)))
         << "a hash of every c[i], against the same hash of every a[i] + b[i] added on the CPU: some sum is wrong or "
            "missing when they differ";
+
+    // What cannot be launched is refused before any launch: a variant the
+    // lab does not compile, a block that is no multiple of 32 or above 1024,
+    // an array not aligned to the vector width.
+    RECORD_THROWS((void)vadd_kernel(3, 1), std::invalid_argument) << "vadd_kernel(3, 1)";
+    RECORD_THROWS((void)vadd_grid_size({1, 1, 48, 0}, n), std::invalid_argument)
+        << "vadd_grid_size(" << show(VaddConfig{1, 1, 48, 0}) << ", n)";
+    RECORD_THROWS(launch_vadd({1, 1, 1056, 0}, da.get(), db.get(), dc.get(), n), std::invalid_argument)
+        << "launch_vadd(" << show(VaddConfig{1, 1, 1056, 0}) << ", ...)";
+    RECORD_THROWS(launch_vadd({4, 1, 256, 0}, da.get() + 1, db.get(), dc.get(), n - 1), std::invalid_argument)
+        << "launch_vadd(" << show(VaddConfig{4, 1, 256, 0}) << ", a 4 bytes past its 16-byte alignment, ...)";
+    // A block above the variant's maxThreadsPerBlock passes every check and
+    // fails at the launch (cudaErrorLaunchOutOfResources): on sm_90, float4
+    // with an unroll of 8 cannot run 1024 threads a block.
+    for (int unroll : {8, 4, 2, 1}) {
+      cudaFuncAttributes attributes{};
+      check(cudaFuncGetAttributes(&attributes, vadd_kernel(4, unroll)), "cudaFuncGetAttributes");
+      if (attributes.maxThreadsPerBlock >= 1024) continue;
+      const VaddConfig too_large{4, unroll, (attributes.maxThreadsPerBlock / 32 + 1) * 32, 0};
+      RECORD_THROWS(launch_vadd(too_large, da.get(), db.get(), dc.get(), n), std::runtime_error)
+          << "launch_vadd(" << show(too_large) << ", ...): one warp more than the variant's maxThreadsPerBlock, "
+          << attributes.maxThreadsPerBlock;
+      break;
+    }
   }
 
   HeavyConfig heavy;
@@ -239,6 +263,11 @@ TEST(Tuning, ChosenConfigurationsComputeTheRightAnswer) {
     return true;
   }());
   RECORD_REQUIRE(launched);
+  RECORD_THROWS((void)heavy_kernel(128, 3), std::invalid_argument) << "heavy_kernel(128, 3), not in kHeavyVariants";
+  RECORD_THROWS((void)heavy_grid_size({128, 3, 0}, m), std::invalid_argument)
+      << "heavy_grid_size(" << show(HeavyConfig{128, 3, 0}) << ", m)";
+  RECORD_THROWS(launch_heavy({256, 1, -1}, din.get(), dout.get(), m), std::invalid_argument)
+      << "launch_heavy(" << show(HeavyConfig{256, 1, -1}) << ", ...)";
   check(cudaMemcpy(out.data(), dout.get(), m * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
   for (std::size_t i = 0; i < m; i += 97) {
     RECORD_NEAR(out[i], heavy_function(in[i]), 1e-4f * std::max(1.0f, std::fabs(heavy_function(in[i]))))

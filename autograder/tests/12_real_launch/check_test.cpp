@@ -166,7 +166,32 @@ void record_expected(bool large) {
   }
 }
 
-TEST(Expected, FromTheCubinAndTheArguments) { record_expected(false); }
+TEST(Expected, FromTheCubinAndTheArguments) {
+  record_expected(false);
+  // What cannot be expected: a kernel the cubin lacks, a cluster that does
+  // not divide the grid, a cubin whose .nv.info lab 03 cannot read.
+  const std::string name = capture_names().at(0);
+  const Capture& c = capture(name);
+  RECORD_REQUIRE(!c.launches.empty());
+  const real_launch::LaunchRecord& launch = c.launches.front();
+  const containers::ElfFile& elf = cubin(c.cubins.at(launch.kernel));
+  RECORD_SCOPE(name + ", launch 0 of " + launch.kernel + ", changed");
+  real_launch::LaunchRecord unknown = launch;
+  unknown.kernel = "no_such_kernel";
+  RECORD_THROWS(real_launch::expected_launch(elf, unknown, facts_of(c)), real_launch::LaunchError)
+      << "a launch of no_such_kernel, which the cubin lacks";
+  real_launch::LaunchRecord uneven = launch;
+  uneven.grid = {3, 1, 1};
+  uneven.cluster = {2, 1, 1};
+  RECORD_THROWS(real_launch::expected_launch(elf, uneven, facts_of(c)), real_launch::LaunchError)
+      << "a grid of (3, 1, 1) in clusters of (2, 1, 1)";
+  containers::ElfFile cut = elf;
+  for (auto& section : cut.sections) {
+    if (section.name == ".nv.info") section.size -= 1;
+  }
+  RECORD_THROWS(real_launch::expected_launch(cut, launch, facts_of(c)), containers::FormatError)
+      << "the cubin with its .nv.info section one byte shorter, which cuts its last record";
+}
 
 TEST(Expected, LargeParametersUseKparamInfoV2) { record_expected(true); }
 
@@ -292,6 +317,17 @@ TEST(Check, EveryCapturedLaunchAgrees) {
                                                         << (code.empty() ? " (no code read back)" : "");
     }
   }
+  // A capture damaged on its way here is refused at its line, never graded
+  // as launches that disagree.
+  const std::string damaged =
+      "launchlab-capture 1\n"
+      "name damaged\n"
+      "arch 90\n"
+      "launch 0 kernel=fill api=driver grid=4,1 block=32,1,1 shared_dynamic=0 stream=0 param_bytes=0\n"
+      "end\n";
+  RECORD_CONTAINS(launchlab::testing::message_thrown<real_launch::LaunchError>([&] { real_launch::read_capture(damaged); }),
+                  "line 4")
+      << "read_capture of a capture whose line 4 gives the grid as 4,1:\n" << damaged;
 }
 
 }  // namespace

@@ -127,6 +127,10 @@ TEST(Maps, DriverMemoryIsSharedReadableNvidiactlOnly) {
                                                      }))
       << "ten mappings: /dev/nvidia0, /dev/nvidia-uvm, private, write-only and look-alike paths among them:\n"
       << text;
+  // take_snapshot refuses them all before it reads anything: among them are
+  // the GPU's registers (/dev/nvidia0), which must never be read.
+  RECORD_THROWS(real_launch::take_snapshot(maps), real_launch::LaunchError)
+      << "take_snapshot of the same ten mappings";
 }
 
 }  // namespace

@@ -226,6 +226,13 @@ TEST(Qmds, MissingQmdOrSignalThrows) {
                   real_launch::LaunchError)
         << what;
   }
+  // A QMD whose QMD_MAJOR_VERSION says 5 where V04_00 keeps it: lab 07's decode refuses it.
+  auto version_5 = kernel;
+  version_5[18] = 5u << 4;
+  const auto groups = joined({upload(1, 0x204e0f000, 384, version_5), {pcas(1, 0x204e0f000), signal(1, 10)}});
+  RECORD_THROWS(real_launch::qmd_launches(groups, real_launch::inline_uploads(groups), qmd::QmdVersion::V04_00),
+                qmd::QmdError)
+      << "SEND_PCAS_A for a V04_00 QMD whose QMD_MAJOR_VERSION, MW(583:580), is 5";
 }
 
 TEST(Qmds, EveryCaptureHandsOverTwoQmdsPerLaunch) {

@@ -39,6 +39,8 @@ std::vector<TestedThrow> tested_throws(std::string_view test_source);
 
 /// The first test that checks a promised exception: a tested throw of the
 /// same type whose statement calls the function (its name followed by `(`).
+/// The type may be written with more or fewer of its namespaces than the
+/// header writes it (`qmd::QmdError` tests `QmdError`).
 std::optional<std::string> test_of(const StatedThrow& stated, const std::vector<TestedThrow>& tested);
 
 }  // namespace launchlab::cli
