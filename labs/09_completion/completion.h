@@ -126,7 +126,9 @@ enum class Direction {
 /// @return the seconds of each timed copy, in order
 /// @throws std::invalid_argument when bytes or trials is 0 (or trials is
 ///         negative), before any CUDA call
-/// @throws std::runtime_error when a CUDA call or an allocation fails
+/// @throws std::runtime_error when a CUDA call fails, pinned and device
+///         allocations among them (pageable memory comes from new, whose
+///         failure is its own std::bad_alloc)
 std::vector<double> time_copies(HostMemory memory, Direction direction, std::size_t bytes, int trials);
 
 /// Bandwidth in gigabytes (10^9 bytes) per second.
