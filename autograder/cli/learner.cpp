@@ -16,6 +16,7 @@
 
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/expectations.h"
+#include "launchlab/grader/heartbeat.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/stages.h"
 #include "student_edition.h"
@@ -44,6 +45,17 @@ int run_visible(const std::vector<std::string>& argv) {
   for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
   std::cerr << "+ " << line << std::endl;
   return run_visible_quietly(argv);
+}
+
+RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets, const std::string& doing,
+                             const std::string& first_time) {
+  std::cerr << "launchlab: " << doing << (first_time.empty() ? "" : " (the first time: " + first_time + ")") << std::endl;
+  std::vector<std::string> command = {"cmake", "--build", ctx.build.string(), "--target"};
+  command.insert(command.end(), targets.begin(), targets.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(30);
+  limits.output_limit = 64u << 20;
+  return run_limited(command, {}, {}, limits, heartbeat_watch(std::cerr, doing, true));
 }
 
 fs::path progress_dir(const Context& ctx) { return progress_folder(ctx.root); }
@@ -279,10 +291,11 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
     return 2;
   }
   std::string target = lab.test_binary_name() + (options.solution ? "_solution" : "");
-  std::cerr << "Building " << target << " ..." << std::endl;
-  std::vector<std::string> build_command = {"cmake", "--build", ctx.build.string(), "--target", target};
-  if (!edition) build_command.push_back(lab.reference_binary_name());
-  if (run_visible(build_command) != 0) {
+  std::vector<std::string> targets = {target};
+  if (!edition) targets.push_back(lab.reference_binary_name());
+  const bool built_before = fs::exists(ctx.build / "tests" / target);
+  if (!build_for_learner(ctx, targets, "building lab " + lab.number() + "'s tests",
+                         built_before ? "" : "about 2 minutes on 2 cores").exited_cleanly()) {
     out << "\n" << lab.slug << " did not compile: the compiler's messages are above.\n";
     return 1;
   }
