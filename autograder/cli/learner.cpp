@@ -1,11 +1,13 @@
 #include "learner.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -47,6 +49,14 @@ int run_visible(const std::vector<std::string>& argv) {
   return run_visible_quietly(argv);
 }
 
+namespace {
+
+volatile std::sig_atomic_t build_interrupted = 0;
+
+extern "C" void on_build_interrupted(int) { build_interrupted = 1; }
+
+}  // namespace
+
 RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets, const std::string& doing,
                              const std::string& first_time) {
   std::cerr << "launchlab: " << doing << (first_time.empty() ? "" : " (the first time: " + first_time + ")") << std::endl;
@@ -55,7 +65,24 @@ RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>&
   RunLimits limits;
   limits.timeout = std::chrono::minutes(30);
   limits.output_limit = 64u << 20;
-  return run_limited(command, {}, {}, limits, heartbeat_watch(std::cerr, doing, true));
+  // The build runs in a process group of its own, which Ctrl-C does not
+  // reach: the interruption stops it here (compilers and all), and is then
+  // handed on to whatever this process does on Ctrl-C.
+  build_interrupted = 0;
+  struct sigaction stop {}, previous_int {}, previous_term {};
+  stop.sa_handler = on_build_interrupted;
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGINT, &stop, &previous_int);
+  sigaction(SIGTERM, &stop, &previous_term);
+  RunWatch heartbeat = heartbeat_watch(std::cerr, doing, true);
+  RunOutcome built = run_limited(command, {}, {}, limits, [&](std::string_view output, double seconds) {
+    heartbeat(output, seconds);
+    return build_interrupted ? std::optional<std::string>("interrupted") : std::nullopt;
+  });
+  sigaction(SIGINT, &previous_int, nullptr);
+  sigaction(SIGTERM, &previous_term, nullptr);
+  if (build_interrupted) raise(SIGINT);
+  return built;
 }
 
 fs::path progress_dir(const Context& ctx) { return progress_folder(ctx.root); }
