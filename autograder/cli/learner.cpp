@@ -10,6 +10,7 @@
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -55,6 +56,15 @@ volatile std::sig_atomic_t build_interrupted = 0;
 
 extern "C" void on_build_interrupted(int) { build_interrupted = 1; }
 
+/// Hands Ctrl-C on to the process groups of this thread's children (the
+/// build's, which run_limited made): ninja, interrupted, ends its own
+/// compilers, each in a group of its own, which a kill of its group would
+/// leave running.
+void interrupt_children() {
+  std::ifstream children("/proc/self/task/" + std::to_string(gettid()) + "/children");
+  for (pid_t child; children >> child;) kill(-child, SIGINT);
+}
+
 }  // namespace
 
 RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets, const std::string& doing,
@@ -75,9 +85,16 @@ RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>&
   sigaction(SIGINT, &stop, &previous_int);
   sigaction(SIGTERM, &stop, &previous_term);
   RunWatch heartbeat = heartbeat_watch(std::cerr, doing, true);
+  std::optional<double> interrupted_at;
   RunOutcome built = run_limited(command, {}, {}, limits, [&](std::string_view output, double seconds) {
     heartbeat(output, seconds);
-    return build_interrupted ? std::optional<std::string>("interrupted") : std::nullopt;
+    if (build_interrupted && !interrupted_at) {
+      interrupted_at = seconds;
+      interrupt_children();
+    }
+    // A build that does not end soon after is ended.
+    const bool overdue = interrupted_at && seconds - *interrupted_at > 10;
+    return overdue ? std::optional<std::string>("interrupted") : std::nullopt;
   });
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
