@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <ostream>
 #include <sstream>
 
 #include "launchlab/grader/heartbeat.h"
@@ -30,9 +31,19 @@ RunLimits build_limits(const BuildSettings& settings) {
   return limits;
 }
 
+/// How a build step is watched: a line when it starts, its output kept
+/// back (the grading reports what matters of it), and a line whenever it
+/// was silent for a while, so that steps one after another are never
+/// silent together.
+RunWatch watch_step(const BuildSettings& settings, const std::string& doing) {
+  if (!settings.progress) return {};
+  *settings.progress << "launchlab: " << doing << std::endl;
+  return heartbeat_watch(*settings.progress, doing, false);
+}
+
 /// Configures a build folder unless it was configured with the same command.
 RunOutcome configure(const std::vector<std::string>& command, const fs::path& build_dir, const RunLimits& limits,
-                     const Sandbox& sandbox, const RunWatch& watch) {
+                     const Sandbox& sandbox, const BuildSettings& settings, const std::string& doing) {
   std::string stamp_text;
   for (const auto& arg : command) stamp_text += arg + "\n";
   const fs::path stamp = build_dir / "launchlab-configure-command";
@@ -44,15 +55,9 @@ RunOutcome configure(const std::vector<std::string>& command, const fs::path& bu
   std::error_code ignored;
   fs::create_directories(build_dir, ignored);
   fs::remove(stamp, ignored);
-  RunOutcome outcome = run_limited(command, build_dir, {}, limits, sandbox, watch);
+  RunOutcome outcome = run_limited(command, build_dir, {}, limits, sandbox, watch_step(settings, doing));
   if (outcome.exited_cleanly()) std::ofstream(stamp) << stamp_text;
   return outcome;
-}
-
-/// How a build step is watched: its output kept back (the grading reports
-/// what matters of it), and a line whenever it was silent for a while.
-RunWatch watch_step(const BuildSettings& settings, std::string doing) {
-  return settings.progress ? heartbeat_watch(*settings.progress, std::move(doing), false) : RunWatch{};
 }
 
 /// cmake's configure of sources into build_dir: the options given, Ninja
@@ -89,7 +94,7 @@ fs::path detect_compilers(const fs::path& folder, const BuildSettings& settings,
                                               "project(launchlab_compilers LANGUAGES CXX CUDA)\n"
                                               "find_package(Threads REQUIRED)\n";
   RunOutcome configured = configure(cmake_configure(source, build, {"-Wno-dev"}, settings.cmake_args), build, limits,
-                                    Sandbox{}, watch_step(settings, "finding the compilers"));
+                                    Sandbox{}, settings, "finding the compilers");
   return configured.exited_cleanly() ? build : fs::path{};
 }
 
@@ -212,7 +217,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   const std::string solutions = settings.without_reference ? "OFF" : "ON";
   RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted",
                                                       {"-DLAUNCHLAB_WITH_SOLUTIONS=" + solutions}, settings.cmake_args),
-                                    build_dir, limits, Sandbox{}, watch_step(settings, "configuring the course"));
+                                    build_dir, limits, Sandbox{}, settings, "configuring the course");
   if (!configured.exited_cleanly()) {
     trusted.configure_problem = "the course could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, course.root);
@@ -284,7 +289,7 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
                                                        "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()},
                                                       settings.cmake_args),
                                     build_dir, limits, sandbox_for(settings.sandbox, view),
-                                    watch_step(settings, "configuring the submission's build"));
+                                    settings, "configuring the submission's build");
   if (!configured.exited_cleanly()) {
     learner.configure_problem = "the graded tree could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, sources);
