@@ -11,18 +11,29 @@ heartbeat=$(sed -n 's/.*kHeartbeatSeconds = \([0-9]*\);.*/\1/p' "$root/autograde
 # silent for $heartbeat seconds (one compile takes minutes on 2 cores), a
 # line says that it still goes on. Returns the step's exit status.
 step() {
-  local show=$1 doing=$2 started=$SECONDS line pending="" kept="" status=0 from pid
+  local show=$1 doing=$2 started=$SECONDS line pending="" kept="" status=0 from pid said left
   shift 2
   exec {from}< <("$@" 2>&1)
   pid=$!
+  said=${EPOCHREALTIME/[.,]/}
   while :; do
-    if IFS= read -r -t "$heartbeat" -u "$from" line; then
+    # The wait is what is left (in microseconds) of the silence allowed since
+    # the last line shown: output kept back does not count as shown.
+    left=$((heartbeat * 1000000 - (${EPOCHREALTIME/[.,]/} - said)))
+    ((left > 10000)) || left=10000
+    if IFS= read -r -t "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))" -u "$from" line; then
       line=$pending$line pending=""
-      if [[ $show == show ]]; then printf '%s\n' "$line" >&2; else kept+=$line$'\n'; fi
+      if [[ $show == show ]]; then
+        printf '%s\n' "$line" >&2
+        said=${EPOCHREALTIME/[.,]/}
+      else
+        kept+=$line$'\n'
+      fi
     elif (($? > 128)); then
       # A timeout keeps what came of an unfinished line.
       pending+=$line
       say "still $doing ($((SECONDS - started)) s so far)"
+      said=${EPOCHREALTIME/[.,]/}
     else
       pending+=$line
       break

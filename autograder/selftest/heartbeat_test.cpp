@@ -145,6 +145,14 @@ TEST(FrontScriptStep, SaysThatASilentStepGoesOnAndKeepsItsOutputAndStatus) {
   EXPECT_NE(shown.find("last\n", still), std::string::npos) << shown;
 }
 
+TEST(FrontScriptStep, OutputKeptBackDoesNotCountAsSaid) {
+  RunOutcome outcome = bash_with_step("step quiet 'rebuilding' sh -c 'for i in 1 2 3 4 5 6; do echo tick; sleep 0.5; done'", "1");
+  EXPECT_TRUE(outcome.exited_cleanly()) << outcome.output;
+  EXPECT_EQ(outcome.output.find("tick"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find("launchlab: still rebuilding ("), std::string::npos)
+      << "3 s of output kept back is 3 s of silence:\n" << outcome.output;
+}
+
 TEST(FrontScriptStep, QuietShowsTheOutputOnlyWhenTheStepFails) {
   RunOutcome quiet = bash_with_step("step quiet 'rebuilding' sh -c 'echo no work to do'");
   EXPECT_TRUE(quiet.exited_cleanly()) << quiet.output;
