@@ -90,14 +90,30 @@ function(launchlab_read_course)
     if(NOT LAUNCHLAB_toml_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
       set(include_toml -isystem "${LAUNCHLAB_toml_INCLUDE_DIR}")
     endif()
+    # One compile a source, all at once (execute_process runs its commands
+    # side by side) and each one a compiler launcher can cache, then a link:
+    # this is the first configure's longest step.
+    set(compiles "")
+    set(objects "")
+    foreach(source IN LISTS sources)
+      cmake_path(GET source STEM stem)
+      list(APPEND objects "${out}/${stem}.o")
+      list(APPEND compiles COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} "${CMAKE_CXX_COMPILER}" -std=c++20 -O0
+        -I "${LAUNCHLAB_COURSE_MODEL_DIR}/include" ${include_toml} -c "${source}" -o "${out}/${stem}.o")
+    endforeach()
+    execute_process(${compiles} RESULTS_VARIABLE statuses OUTPUT_VARIABLE log ERROR_VARIABLE log)
+    foreach(status IN LISTS statuses)
+      if(NOT status EQUAL 0)
+        message(FATAL_ERROR "launchlab: the course model did not compile:\n${log}")
+      endif()
+    endforeach()
     execute_process(
-      COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} "${CMAKE_CXX_COMPILER}" -std=c++20 -O0
-        -I "${LAUNCHLAB_COURSE_MODEL_DIR}/include" ${include_toml} ${sources} -o "${program}.new"
+      COMMAND "${CMAKE_CXX_COMPILER}" ${objects} -o "${program}.new"
       RESULT_VARIABLE status
       OUTPUT_VARIABLE log
       ERROR_VARIABLE log)
     if(NOT status EQUAL 0)
-      message(FATAL_ERROR "launchlab: the course model did not compile:\n${log}")
+      message(FATAL_ERROR "launchlab: the course model did not link:\n${log}")
     endif()
     file(RENAME "${program}.new" "${program}")
   endif()

@@ -79,13 +79,15 @@ std::string driver_version() {
 }
 
 void show(const std::string& what, const std::string& value, const std::string& otherwise = "not found") {
-  std::cout << "  " << std::left << std::setw(19) << what << (value.empty() ? otherwise : value) << "\n";
+  std::cout << "  " << std::left << std::setw(19) << what << (value.empty() ? otherwise : value) << std::endl;
 }
 
 }  // namespace
 
 int command_doctor(const fs::path& root, const fs::path& build, const fs::path& cuda_bin,
                    const std::string& architectures) {
+  // Each line as soon as it is known: the probes take seconds on a busy machine.
+  std::cout << "launchlab doctor\n\nWhat is installed" << std::endl;
   const Capabilities capabilities = detect_capabilities(cuda_bin);
   const std::vector<Package> packages = course_packages(root);
   auto missing_in = [&](const std::string& group) {
@@ -96,7 +98,6 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
     return names;
   };
 
-  std::cout << "launchlab doctor\n\nWhat is installed\n";
   const std::string nvcc = nvcc_version(cuda_bin);
   show("nvcc", nvcc.empty() ? "" : nvcc + " (" + cuda_bin.string() + ")");
   show("g++", tool_version("g++"));

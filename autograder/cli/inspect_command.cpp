@@ -75,21 +75,14 @@ std::string lab_of_tool(const fs::path& program, const std::string& tool) {
 }  // namespace
 
 std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, const std::vector<std::string>& args) {
-  std::cerr << "launchlab inspect: building the tools from your labs (the first time takes minutes)" << std::endl;
-  RunLimits limits;
-  limits.timeout = std::chrono::minutes(15);
-  // Ninja's own progress, a line per step, as it comes.
-  RunWatch progress = [](std::string_view output, double) -> std::optional<std::string> {
-    std::cerr << output << std::flush;
-    return std::nullopt;
-  };
-  RunOutcome built = run_limited({"cmake", "--build", build.string(), "--target", "launchlab_inspect"}, {}, {}, limits, progress);
+  const fs::path program = build / "autograder" / "inspect" / "launchlab-inspect";
+  RunOutcome built = build_for_learner(Context{root, build}, {"launchlab_inspect"}, "building the inspect tools from your labs",
+                                       fs::exists(program) ? "" : "about 5 minutes on 2 cores");
   if (!built.exited_cleanly()) {
     std::cerr << "\nThe inspect tools are built from your labs, and one of them does not compile "
                  "(the messages above say where).\n";
     return 1;
   }
-  const fs::path program = build / "autograder" / "inspect" / "launchlab-inspect";
   const bool reference_build = read_text(build / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
   if (!asks_for_help(args) && !reference_build) {
     if (const std::string slug = lab_of_tool(program, args.front()); !slug.empty()) {

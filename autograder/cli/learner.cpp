@@ -1,13 +1,16 @@
 #include "learner.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -16,6 +19,7 @@
 
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/expectations.h"
+#include "launchlab/grader/heartbeat.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/stages.h"
 #include "student_edition.h"
@@ -44,6 +48,58 @@ int run_visible(const std::vector<std::string>& argv) {
   for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
   std::cerr << "+ " << line << std::endl;
   return run_visible_quietly(argv);
+}
+
+namespace {
+
+volatile std::sig_atomic_t build_interrupted = 0;
+
+extern "C" void on_build_interrupted(int) { build_interrupted = 1; }
+
+/// Hands Ctrl-C on to the process groups of this thread's children (the
+/// build's, which run_limited made): ninja, interrupted, ends its own
+/// compilers, each in a group of its own, which a kill of its group would
+/// leave running.
+void interrupt_children() {
+  std::ifstream children("/proc/self/task/" + std::to_string(gettid()) + "/children");
+  for (pid_t child; children >> child;) kill(-child, SIGINT);
+}
+
+}  // namespace
+
+RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets, const std::string& doing,
+                             const std::string& first_time) {
+  std::cerr << "launchlab: " << doing << (first_time.empty() ? "" : " (the first time: " + first_time + ")") << std::endl;
+  std::vector<std::string> command = {"cmake", "--build", ctx.build.string(), "--target"};
+  command.insert(command.end(), targets.begin(), targets.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(30);
+  limits.output_limit = 64u << 20;
+  // The build runs in a process group of its own, which Ctrl-C does not
+  // reach: the interruption stops it here (compilers and all), and is then
+  // handed on to whatever this process does on Ctrl-C.
+  build_interrupted = 0;
+  struct sigaction stop {}, previous_int {}, previous_term {};
+  stop.sa_handler = on_build_interrupted;
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGINT, &stop, &previous_int);
+  sigaction(SIGTERM, &stop, &previous_term);
+  RunWatch heartbeat = heartbeat_watch(std::cerr, doing, true);
+  std::optional<double> interrupted_at;
+  RunOutcome built = run_limited(command, {}, {}, limits, [&](std::string_view output, double seconds) {
+    heartbeat(output, seconds);
+    if (build_interrupted && !interrupted_at) {
+      interrupted_at = seconds;
+      interrupt_children();
+    }
+    // A build that does not end soon after is ended.
+    const bool overdue = interrupted_at && seconds - *interrupted_at > 10;
+    return overdue ? std::optional<std::string>("interrupted") : std::nullopt;
+  });
+  sigaction(SIGINT, &previous_int, nullptr);
+  sigaction(SIGTERM, &previous_term, nullptr);
+  if (build_interrupted) raise(SIGINT);
+  return built;
 }
 
 fs::path progress_dir(const Context& ctx) { return progress_folder(ctx.root); }
@@ -279,10 +335,11 @@ int test_lab(const Context& ctx, Lab lab, const TestOptions& options, std::ostre
     return 2;
   }
   std::string target = lab.test_binary_name() + (options.solution ? "_solution" : "");
-  std::cerr << "Building " << target << " ..." << std::endl;
-  std::vector<std::string> build_command = {"cmake", "--build", ctx.build.string(), "--target", target};
-  if (!edition) build_command.push_back(lab.reference_binary_name());
-  if (run_visible(build_command) != 0) {
+  std::vector<std::string> targets = {target};
+  if (!edition) targets.push_back(lab.reference_binary_name());
+  const bool built_before = fs::exists(ctx.build / "tests" / target);
+  if (!build_for_learner(ctx, targets, "building lab " + lab.number() + "'s tests",
+                         built_before ? "" : "about 2 minutes on 2 cores").exited_cleanly()) {
     out << "\n" << lab.slug << " did not compile: the compiler's messages are above.\n";
     return 1;
   }

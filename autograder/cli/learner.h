@@ -34,6 +34,16 @@ int run_visible_quietly(const std::vector<std::string>& argv);
 /// The same, after showing the command line on stderr (for builds the learner waits on).
 int run_visible(const std::vector<std::string>& argv);
 
+/// Builds targets for a step the learner waits on, on stderr: first what it
+/// builds (`doing`, as "building lab 00's tests") and, when `first_time`
+/// is not empty, what the first build costs ("about 2 minutes on 2 cores");
+/// then the build tool's lines as they come, and whenever the build was
+/// silent for a while (one compile can take minutes), that it still goes on
+/// (launchlab/grader/heartbeat.h). Returns how the build ended; its output
+/// is kept in it too.
+grader::RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets,
+                                     const std::string& doing, const std::string& first_time = "");
+
 /// How one run of a lab's tests is made and shown.
 struct TestOptions {
   bool solution = false;           ///< the reference solution instead of the learner's files

@@ -39,6 +39,7 @@ using namespace launchlab::grader;
 
 namespace {
 
+using launchlab::cli::build_for_learner;
 using launchlab::cli::Context;
 using launchlab::cli::keep_progress;
 using launchlab::cli::progress_dir;
@@ -274,7 +275,9 @@ int command_docs(const Context& ctx, const std::string& language) {
     std::cout << "The site has no edition in '" << language << "'; it has: " << known << ".\n";
     return 2;
   }
-  if (run_visible({"cmake", "--build", ctx.build.string(), "--target", "docs"}) != 0) {
+  const bool built_before = fs::exists(ctx.build / "docs" / "html" / "index.html");
+  if (!build_for_learner(ctx, {"docs"}, "building the course site",
+                         built_before ? "" : "about 5 minutes on 2 cores").exited_cleanly()) {
     std::cout << "The docs did not build; the messages above say why (and what to install, when a tool is missing).\n";
     return 1;
   }
@@ -302,15 +305,15 @@ int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
 
 /// `launchlab trace`: built like the inspect tools, from lab 12 (autograder/trace/).
 int command_trace(const Context& ctx, const std::vector<std::string>& args) {
-  RunLimits limits;
-  limits.timeout = std::chrono::minutes(15);
-  RunOutcome built = run_limited({"cmake", "--build", ctx.build.string(), "--target", "launchlab_trace"}, {}, {}, limits);
+  const fs::path program = ctx.build / "autograder" / "trace" / "launchlab-trace";
+  RunOutcome built = build_for_learner(ctx, {"launchlab_trace"}, "building launchlab trace from your labs",
+                                       fs::exists(program) ? "" : "about 3 minutes on 2 cores");
   if (!built.exited_cleanly()) {
-    std::cerr << built.output << "\nlaunchlab trace is built from your lab 12 (and labs 03, 04, 06, 07), and it does not "
+    std::cerr << "\nlaunchlab trace is built from your lab 12 (and labs 03, 04, 06, 07), and it does not "
                  "build (the messages above say why).\n";
     return 1;
   }
-  std::vector<std::string> argv = {(ctx.build / "autograder" / "trace" / "launchlab-trace").string()};
+  std::vector<std::string> argv = {program.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_visible_quietly(argv);
 }

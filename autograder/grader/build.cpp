@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <ostream>
 #include <sstream>
 
+#include "launchlab/grader/heartbeat.h"
 #include "launchlab/grader/stages.h"
 #include "launchlab/grader/text.h"
 
@@ -29,9 +31,19 @@ RunLimits build_limits(const BuildSettings& settings) {
   return limits;
 }
 
+/// How a build step is watched: a line when it starts, its output kept
+/// back (the grading reports what matters of it), and a line whenever it
+/// was silent for a while, so that steps one after another are never
+/// silent together.
+RunWatch watch_step(const BuildSettings& settings, const std::string& doing) {
+  if (!settings.progress) return {};
+  *settings.progress << "launchlab: " << doing << std::endl;
+  return heartbeat_watch(*settings.progress, doing, false);
+}
+
 /// Configures a build folder unless it was configured with the same command.
 RunOutcome configure(const std::vector<std::string>& command, const fs::path& build_dir, const RunLimits& limits,
-                     const Sandbox& sandbox) {
+                     const Sandbox& sandbox, const BuildSettings& settings, const std::string& doing) {
   std::string stamp_text;
   for (const auto& arg : command) stamp_text += arg + "\n";
   const fs::path stamp = build_dir / "launchlab-configure-command";
@@ -43,7 +55,7 @@ RunOutcome configure(const std::vector<std::string>& command, const fs::path& bu
   std::error_code ignored;
   fs::create_directories(build_dir, ignored);
   fs::remove(stamp, ignored);
-  RunOutcome outcome = run_limited(command, build_dir, {}, limits, sandbox);
+  RunOutcome outcome = run_limited(command, build_dir, {}, limits, sandbox, watch_step(settings, doing));
   if (outcome.exited_cleanly()) std::ofstream(stamp) << stamp_text;
   return outcome;
 }
@@ -81,7 +93,8 @@ fs::path detect_compilers(const fs::path& folder, const BuildSettings& settings,
   std::ofstream(source / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.25)\n"
                                               "project(launchlab_compilers LANGUAGES CXX CUDA)\n"
                                               "find_package(Threads REQUIRED)\n";
-  RunOutcome configured = configure(cmake_configure(source, build, {"-Wno-dev"}, settings.cmake_args), build, limits, Sandbox{});
+  RunOutcome configured = configure(cmake_configure(source, build, {"-Wno-dev"}, settings.cmake_args), build, limits,
+                                    Sandbox{}, settings, "finding the compilers");
   return configured.exited_cleanly() ? build : fs::path{};
 }
 
@@ -204,7 +217,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   const std::string solutions = settings.without_reference ? "OFF" : "ON";
   RunOutcome configured = configure(configure_command(course.root, build_dir, "trusted",
                                                       {"-DLAUNCHLAB_WITH_SOLUTIONS=" + solutions}, settings.cmake_args),
-                                    build_dir, limits, Sandbox{});
+                                    build_dir, limits, Sandbox{}, settings, "configuring the course");
   if (!configured.exited_cleanly()) {
     trusted.configure_problem = "the course could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, course.root);
@@ -213,7 +226,7 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   trusted.compilers = detect_compilers(build_dir.parent_path() / "compilers", settings, limits);
   RunOutcome support = run_limited({"cmake", "--build", build_dir.string(), "--target",
                                     "launchlab_test_support_exercise", "launchlab_records", "launchlab_symbol_guard"},
-                                   build_dir, {}, limits);
+                                   build_dir, {}, limits, watch_step(settings, "building the tests' support"));
   if (!support.exited_cleanly()) {
     trusted.configure_problem = "the test support did not build (" + support.describe(limits) + "):\n" +
                                 build_errors(support.output, course.root);
@@ -222,7 +235,8 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
   for (const auto& lab : labs) {
     std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", "lab_" + lab.slug + "_exercise_tests"};
     if (!settings.without_reference) command.push_back(lab.reference_binary_name());
-    RunOutcome built = run_limited(command, build_dir, {}, limits);
+    RunOutcome built = run_limited(command, build_dir, {}, limits,
+                                   watch_step(settings, "building the course's tests of " + lab.slug));
     if (!built.exited_cleanly()) {
       trusted.failed[lab.slug] = "the lab's tests or reference did not build (" + built.describe(limits) + "):\n" +
                                  build_errors(built.output, course.root);
@@ -274,7 +288,8 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
                                                       {"-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
                                                        "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()},
                                                       settings.cmake_args),
-                                    build_dir, limits, sandbox_for(settings.sandbox, view));
+                                    build_dir, limits, sandbox_for(settings.sandbox, view),
+                                    settings, "configuring the submission's build");
   if (!configured.exited_cleanly()) {
     learner.configure_problem = "the graded tree could not be configured (" + configured.describe(limits) + "):\n" +
                                 build_errors(configured.output, sources);
@@ -282,7 +297,8 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
   }
   for (const auto& lab : labs) {
     std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", lab.test_binary_name()};
-    RunOutcome built = run_limited(command, build_dir, {}, limits, sandbox_for(settings.sandbox, view));
+    RunOutcome built = run_limited(command, build_dir, {}, limits, sandbox_for(settings.sandbox, view),
+                                   watch_step(settings, "building the submission's " + lab.slug));
     if (!built.exited_cleanly()) {
       learner.failed[lab.slug] = "the lab did not compile (the build " + built.describe(limits) + "):\n" +
                                  build_errors(built.output, sources);

@@ -274,6 +274,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   build.cmake_args = options.cmake_args;
   build.timeout_seconds = options.build_timeout_seconds;
   build.sandbox = options.sandbox;
+  if (options.verbose) build.progress = &std::cerr;
 
   // The trusted part builds before any submitted code is even looked at.
   log(options, "building the course's reference programs and tests");

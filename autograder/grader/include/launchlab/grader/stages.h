@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +92,9 @@ struct BuildSettings {
   /// A student edition: no solutions, so the trusted part builds no
   /// reference programs (its expectations stand in for them).
   bool without_reference = false;
+  /// Where a build step that stays silent for a while says that it still
+  /// goes on (heartbeat.h); none: the steps stay silent.
+  std::ostream* progress = nullptr;
 };
 
 /// The trusted part, built from the committed course alone: each lab's
