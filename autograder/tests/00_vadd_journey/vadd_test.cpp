@@ -25,6 +25,7 @@
 
 #include "grid.h"
 #include "launchlab/cuda.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 
@@ -136,6 +137,26 @@ void RecordAdds(std::size_t n, unsigned block_size) {
 }
 
 // ---- On the CPU: wrong arguments are rejected before any CUDA call ----------
+// Each test also makes drawn calls, valid or not by the draw, and records
+// which of them threw std::invalid_argument: a valid call runs on a GPU and
+// fails in CUDA without one, so only whether a call was rejected is the same
+// on every machine. The valid calls are tiny (at most 15 elements).
+
+std::string Call(std::size_t a, std::size_t b, std::size_t c, unsigned block_size) {
+  return "add_vectors_on_gpu(a of " + std::to_string(a) + (a == 1 ? " element" : " elements") + ", b of " +
+         std::to_string(b) + ", c of " + std::to_string(c) + ", block_size = " + std::to_string(block_size) + ")";
+}
+
+// Calls add_vectors_on_gpu with drawn inputs of these lengths.
+void AddCall(testing::RejectionTable& table, bool valid, std::size_t a_size, std::size_t b_size, std::size_t c_size,
+             unsigned block_size) {
+  const Vectors v = make_vectors(std::max(a_size, b_size));
+  const std::vector<float> a(v.a.begin(), v.a.begin() + a_size), b(v.b.begin(), v.b.begin() + b_size);
+  std::vector<float> c(c_size, kUnwritten);
+  table.add(valid, Call(a_size, b_size, c_size, block_size), [&] { add_vectors_on_gpu(a, b, c, block_size); });
+}
+
+constexpr const char* kRejectedContext = "[i]: whether call i threw std::invalid_argument; the calls: ";
 
 TEST(VaddArguments, RejectsInputsOfDifferentLengths) {
   std::vector<float> a(10, 1.0f), b(9, 2.0f), c(10, kUnwritten);
@@ -143,6 +164,15 @@ TEST(VaddArguments, RejectsInputsOfDifferentLengths) {
       << "add_vectors_on_gpu(a of 10 elements, b of 9, c of 10): checked before the first CUDA call";
   RECORD_THROWS(add_vectors_on_gpu(b, a, c), std::invalid_argument)
       << "add_vectors_on_gpu(a of 9 elements, b of 10, c of 10): checked before the first CUDA call";
+  std::mt19937_64 random = testing::seeded_random(20260001);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const std::size_t n = random() % 16;
+    const std::size_t other = valid ? n : n + 1 + random() % 4;
+    const bool a_longer = random() % 2 == 0;
+    AddCall(table, valid, a_longer ? other : n, a_longer ? n : other, n, 256);
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
 TEST(VaddArguments, RejectsAnOutputOfADifferentLength) {
@@ -151,12 +181,28 @@ TEST(VaddArguments, RejectsAnOutputOfADifferentLength) {
       << "add_vectors_on_gpu(a and b of 10 elements, c of 9): checked before the first CUDA call";
   RECORD_THROWS(add_vectors_on_gpu(a, b, longer), std::invalid_argument)
       << "add_vectors_on_gpu(a and b of 10 elements, c of 11): checked before the first CUDA call";
+  std::mt19937_64 random = testing::seeded_random(20260002);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const std::size_t n = random() % 16;
+    std::size_t c_size = n;
+    if (!valid) c_size = n > 0 && random() % 2 == 0 ? random() % n : n + 1 + random() % 4;
+    AddCall(table, valid, n, n, c_size, 256);
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
 TEST(VaddArguments, RejectsABlockSizeOfZero) {
   std::vector<float> a(10, 1.0f), b(10, 2.0f), c(10, kUnwritten);
   RECORD_THROWS(add_vectors_on_gpu(a, b, c, 0), std::invalid_argument)
       << "add_vectors_on_gpu(a, b, c of 10 elements, block_size = 0): checked before the first CUDA call";
+  std::mt19937_64 random = testing::seeded_random(20260003);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const std::size_t n = 1 + random() % 15;
+    AddCall(table, valid, n, n, n, valid ? static_cast<unsigned>(1 + random() % 1024) : 0);
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
 // More elements than vadd's `int n` can count. The three spans cover address
@@ -166,7 +212,8 @@ TEST(VaddArguments, RejectsABlockSizeOfZero) {
 // with a CUDA error.
 TEST(VaddArguments, RejectsMoreElementsThanAnIntCounts) {
   const std::size_t n = static_cast<std::size_t>(INT_MAX) + 1;
-  const std::size_t bytes = n * sizeof(float);
+  constexpr std::size_t kMoreDrawn = 64;  // the drawn calls' lengths reach n + 63
+  const std::size_t bytes = (n + kMoreDrawn) * sizeof(float);
   void* reserved = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   RECORD_REQUIRE(reserved != MAP_FAILED);
   float* untouchable = static_cast<float*>(reserved);
@@ -174,6 +221,24 @@ TEST(VaddArguments, RejectsMoreElementsThanAnIntCounts) {
   const std::span<float> c(untouchable, n);
   RECORD_THROWS(add_vectors_on_gpu(a, b, c), std::invalid_argument)
       << "add_vectors_on_gpu(a, b, c of INT_MAX + 1 elements): checked before the first CUDA call";
+  // Drawn calls: the invalid ones of INT_MAX + 1 to INT_MAX + 64 elements,
+  // over the reserved space; the valid ones of at most 15.
+  std::mt19937_64 random = testing::seeded_random(20260004);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    if (valid) {
+      const std::size_t small = random() % 16;
+      AddCall(table, valid, small, small, small, 256);
+    } else {
+      const std::size_t length = n + random() % kMoreDrawn;
+      table.add(valid, "add_vectors_on_gpu(a, b, c of INT_MAX + " + std::to_string(length - n + 1) + " elements)",
+                [&] {
+                  const std::span<const float> input(untouchable, length);
+                  add_vectors_on_gpu(input, input, std::span<float>(untouchable, length));
+                });
+    }
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
   munmap(reserved, bytes);
 }
 

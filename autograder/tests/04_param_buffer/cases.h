@@ -45,6 +45,18 @@ inline std::vector<int> as_ints(std::span<const std::byte> bytes) {
   return out;
 }
 
+/// A call of lay_out on these parameters, for messages:
+/// "lay_out({s: 32756 bytes, alignment 1}, {p: 8 bytes, alignment 8})".
+inline std::string show(const std::vector<param_buffer::Param>& params) {
+  std::string out;
+  for (const param_buffer::Param& p : params) {
+    if (!out.empty()) out += ", ";
+    out += "{" + p.name + ": " + std::to_string(p.size) + (p.size == 1 ? " byte" : " bytes") + ", alignment " +
+           std::to_string(p.alignment) + "}";
+  }
+  return "lay_out({" + out + "})";
+}
+
 /// What lay_out(c.params) gave, or no slots when it threw.
 param_buffer::Layout layout_or_empty(const EchoCase& c);
 

@@ -24,17 +24,6 @@ using launchlab::testing::Expected;
 using param_buffer::Layout;
 using param_buffer::Param;
 
-// "{s: 32756 bytes, alignment 1}, {p: 8 bytes, alignment 8}", for messages.
-std::string show(const std::vector<Param>& params) {
-  std::string out;
-  for (const Param& p : params) {
-    if (!out.empty()) out += ", ";
-    out += "{" + p.name + ": " + std::to_string(p.size) + (p.size == 1 ? " byte" : " bytes") + ", alignment " +
-           std::to_string(p.alignment) + "}";
-  }
-  return "lay_out({" + out + "})";
-}
-
 // What lay_out does with params: "throws std::length_error", "throws nothing", ...
 std::string what_lay_out_throws(const std::vector<Param>& params) {
   return launchlab::testing::what_is_thrown<std::length_error>("std::length_error",

@@ -5,13 +5,16 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cases.h"
 #include "cubin_info.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "param_buffer.h"
 
 namespace launchlab::param_buffer_tests {
@@ -62,17 +65,61 @@ TEST(Pack, ZeroesThePadding) {
 }
 
 TEST(Pack, RefusesValuesThatDoNotMatchTheLayout) {
-  const std::vector<Param> params = {Param{"c", 1, 1}, Param{"d", 8, 8}};
-  const Layout layout = param_buffer::lay_out(params);
-  const std::vector<std::byte> one(1), eight(8), four(4);
-  RECORD_SCOPE("the layout of (char c, double d)");
-  const std::vector<std::span<const std::byte>> too_few = {one};
-  RECORD_THROWS(param_buffer::pack(layout, too_few), std::invalid_argument) << "pack with one value for two parameters";
-  const std::vector<std::span<const std::byte>> too_many = {one, eight, eight};
-  RECORD_THROWS(param_buffer::pack(layout, too_many), std::invalid_argument) << "pack with three values for two parameters";
-  const std::vector<std::span<const std::byte>> wrong_size = {one, four};
-  RECORD_THROWS(param_buffer::pack(layout, wrong_size), std::invalid_argument)
-      << "pack with a 4-byte value for d, which takes 8";
+  {
+    const std::vector<Param> params = {Param{"c", 1, 1}, Param{"d", 8, 8}};
+    const Layout layout = param_buffer::lay_out(params);
+    const std::vector<std::byte> one(1), eight(8), four(4);
+    RECORD_SCOPE("the layout of (char c, double d)");
+    const std::vector<std::span<const std::byte>> too_few = {one};
+    RECORD_THROWS(param_buffer::pack(layout, too_few), std::invalid_argument)
+        << "pack with one value for two parameters";
+    const std::vector<std::span<const std::byte>> too_many = {one, eight, eight};
+    RECORD_THROWS(param_buffer::pack(layout, too_many), std::invalid_argument)
+        << "pack with three values for two parameters";
+    const std::vector<std::span<const std::byte>> wrong_size = {one, four};
+    RECORD_THROWS(param_buffer::pack(layout, wrong_size), std::invalid_argument)
+        << "pack with a 4-byte value for d, which takes 8";
+  }
+  // Drawn parameter lists and values, some of them given one value too few,
+  // one too many or one of the wrong size: only code that rejects exactly
+  // those and packs the others matches the solution.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260402);
+  for (const bool valid : launchlab::testing::draw_validity(random, 8)) {
+    std::vector<Param> drawn(1 + random() % 5);
+    for (Param& p : drawn) {
+      p.alignment = std::size_t{1} << (random() % 4);
+      p.size = p.alignment * (1 + random() % 3);
+      p.name = std::string(1, static_cast<char>('a' + random() % 26));
+    }
+    std::vector<std::vector<std::byte>> values;
+    for (const Param& p : drawn) {
+      std::vector<std::byte>& value = values.emplace_back(p.size);
+      for (std::byte& b : value) b = static_cast<std::byte>(1 + random() % 255);  // never a padding byte
+    }
+    std::string given = "a value of the parameter's size for each";
+    if (!valid) {
+      switch (random() % 3) {
+        case 0:
+          values.pop_back();
+          given = "one value fewer than parameters";
+          break;
+        case 1:
+          values.emplace_back(1 + random() % 8, std::byte{0x5a});
+          given = "one value more than parameters";
+          break;
+        default: {
+          const std::size_t index = random() % values.size();
+          values[index].resize(values[index].size() + 1 + random() % 4, std::byte{0x5a});
+          given = "value " + std::to_string(index) + " longer than its parameter";
+        }
+      }
+    }
+    std::vector<std::vector<int>> shown;
+    for (const auto& value : values) shown.push_back(as_ints(value));
+    RECORD_OUTCOME(as_ints(param_buffer::pack(param_buffer::lay_out(drawn), spans_of(values))), std::invalid_argument)
+        << "pack(" << show(drawn) << ", values " << ::testing::PrintToString(shown) << "): " << given
+        << "; returned: [k] is the buffer's byte k";
+  }
 }
 
 TEST(Unpack, ReturnsTheBytesOfOneSlot) {

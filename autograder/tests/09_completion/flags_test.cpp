@@ -5,11 +5,15 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <string>
 
 #include "completion.h"
 #include "flag_names.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 
@@ -45,6 +49,29 @@ TEST(Arguments, MeasureWaitsRejectsBadTrialsAndKernelTimes) {
       << "measure_waits(stream-sync-spin, trials = 10, kernel_ns = 9999): below 10000";
   RECORD_THROWS(measure_waits(WaitMethod::StreamSyncSpin, 10, 1'000'000'001), std::invalid_argument)
       << "measure_waits(stream-sync-spin, trials = 10, kernel_ns = 1000000001): above one second";
+  // Drawn calls, valid or not by the draw. A valid one measures on a GPU
+  // (one trial of a kernel of at most 20 us) and fails in CUDA without one:
+  // only whether each call was rejected is the same on every machine.
+  std::mt19937_64 random = testing::seeded_random(20260903);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const WaitMethod method = kWaitMethods[random() % kWaitMethods.size()];
+    int trials = 1;
+    std::uint64_t kernel_ns = 10'000 + random() % 10'001;
+    if (!valid) {
+      switch (random() % 3) {
+        case 0: trials = -static_cast<int>(random() % 4); break;
+        case 1: kernel_ns = random() % 10'000; break;
+        default: kernel_ns = 1'000'000'001 + random() % 1'000'000'000;
+      }
+    }
+    table.add(valid,
+              "measure_waits(" + std::string(method_name(method)) + ", trials = " + std::to_string(trials) +
+                  ", kernel_ns = " + std::to_string(kernel_ns) + ")",
+              [&] { measure_waits(method, trials, kernel_ns); });
+  }
+  RECORD_EQ(table.rejected, table.invalid)
+      << "[i]: whether call i threw std::invalid_argument; the calls: " << table.calls;
 }
 
 TEST(Arguments, TimeCopiesRejectsAnEmptyCopyAndNoTrials) {
@@ -52,6 +79,31 @@ TEST(Arguments, TimeCopiesRejectsAnEmptyCopyAndNoTrials) {
       << "time_copies(Pinned, HostToDevice, bytes = 0, trials = 5)";
   RECORD_THROWS(time_copies(HostMemory::Pageable, Direction::DeviceToHost, 4096, 0), std::invalid_argument)
       << "time_copies(Pageable, DeviceToHost, bytes = 4096, trials = 0)";
+  // Drawn calls, valid or not by the draw. A valid one copies on a GPU (one
+  // or two copies of at most 4 KiB) and fails in CUDA without one: only
+  // whether each call was rejected is the same on every machine.
+  std::mt19937_64 random = testing::seeded_random(20260904);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const HostMemory memory = random() % 2 == 0 ? HostMemory::Pageable : HostMemory::Pinned;
+    const Direction direction = random() % 2 == 0 ? Direction::HostToDevice : Direction::DeviceToHost;
+    std::size_t bytes = 1 + random() % 4096;
+    int trials = 1 + static_cast<int>(random() % 2);
+    if (!valid) {
+      if (random() % 2 == 0) {
+        bytes = 0;
+      } else {
+        trials = -static_cast<int>(random() % 4);
+      }
+    }
+    table.add(valid,
+              std::string("time_copies(") + (memory == HostMemory::Pinned ? "Pinned" : "Pageable") + ", " +
+                  (direction == Direction::HostToDevice ? "HostToDevice" : "DeviceToHost") +
+                  ", bytes = " + std::to_string(bytes) + ", trials = " + std::to_string(trials) + ")",
+              [&] { time_copies(memory, direction, bytes, trials); });
+  }
+  RECORD_EQ(table.rejected, table.invalid)
+      << "[i]: whether call i threw std::invalid_argument; the calls: " << table.calls;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "completion.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 
@@ -93,6 +96,21 @@ TEST(LinkBandwidth, RejectsARateThatIsNoPcieGeneration) {
   for (double gts : {0.0, 1.0, 10.0, 20.0, 128.0}) {
     RECORD_THROWS(pcie_bytes_per_second({gts, 16}), std::invalid_argument)
         << "pcie_bytes_per_second({gigatransfers_per_second = " << gts << ", lanes = 16})";
+  }
+  // Drawn links, some at a rate that is no PCIe generation's: only code that
+  // rejects exactly those and knows each generation's line code matches the
+  // solution. Rounded to whole bytes, every link's figure is exact however
+  // it is computed: its fraction is a multiple of 1/65, never near one half.
+  constexpr std::array<double, 6> kRates = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  constexpr std::array<double, 8> kNoRates = {0.0, 1.0, 2.0, 4.0, 10.0, 24.0, 100.0, 128.0};
+  constexpr std::array<unsigned, 6> kLanes = {1, 2, 4, 8, 16, 32};
+  std::mt19937_64 random = testing::seeded_random(20260902);
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const PcieLink link{valid ? kRates[random() % kRates.size()] : kNoRates[random() % kNoRates.size()],
+                        kLanes[random() % kLanes.size()]};
+    RECORD_OUTCOME(std::llround(pcie_bytes_per_second(link)), std::invalid_argument)
+        << "pcie_bytes_per_second({gigatransfers_per_second = " << link.gigatransfers_per_second
+        << ", lanes = " << link.lanes << "}), rounded to whole bytes per second";
   }
 }
 

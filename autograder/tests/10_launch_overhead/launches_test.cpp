@@ -12,11 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "harness.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "reference.h"
@@ -100,16 +102,57 @@ void check(cudaError_t status, const char* call) {
 
 // ---- CPU: arguments are checked before any CUDA call --------------------------
 
+// The cheapest valid configuration: one timed trial of one launch, none
+// untimed. The drawn calls below run on a GPU with it, and fail in CUDA
+// without one: only whether each call was rejected is the same on every machine.
+BenchConfig one_trial() {
+  BenchConfig c = config(1, 1);
+  c.warmup_trials = 0;
+  c.min_trials = 1;
+  return c;
+}
+
+constexpr const char* kRejectedContext =
+    "[i]: whether call i threw std::invalid_argument, with a configuration of one trial of one launch; the calls: ";
+
 TEST(ParamLaunch, RejectsASizeNotInTheList) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{100}, std::size_t{32765}, std::size_t{65536}}) {
     RECORD_THROWS((void)measure_param_launch(config(10, 50), bytes), std::invalid_argument)
         << "measure_param_launch(config, param_bytes = " << bytes << "), before any CUDA call";
   }
+  // Drawn sizes, valid or not by the draw: one of kParamSizes, or one
+  // within 16 bytes of one that is none of them.
+  std::mt19937_64 random = testing::seeded_random(20261001);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    std::size_t bytes = kParamSizes[random() % kParamSizes.size()];
+    if (!valid) {
+      do {
+        const std::size_t near = kParamSizes[random() % kParamSizes.size()];
+        const std::size_t apart = 1 + random() % 16;
+        bytes = random() % 2 == 0 && near >= apart ? near - apart : near + apart;
+      } while (std::find(kParamSizes.begin(), kParamSizes.end(), bytes) != kParamSizes.end());
+    }
+    table.add(valid, "measure_param_launch(config, param_bytes = " + std::to_string(bytes) + ")",
+              [&] { (void)measure_param_launch(one_trial(), bytes); });
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
 TEST(FirstLaunch, RejectsANullKernel) {
   RECORD_THROWS((void)measure_first_launch(nullptr, config(1, 50)), std::invalid_argument)
       << "measure_first_launch(nullptr, config), before any CUDA call";
+  // Drawn calls, each with a null kernel or an empty kernel the tests launch
+  // themselves too (never the one FirstLaunch.IsSlowerThanTheLaunchesAfterIt
+  // launches first).
+  std::mt19937_64 random = testing::seeded_random(20261002);
+  testing::RejectionTable table;
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    const void* kernel = valid ? reference::empty_kernel() : nullptr;
+    table.add(valid, valid ? "measure_first_launch(an empty kernel, config)" : "measure_first_launch(nullptr, config)",
+              [&] { (void)measure_first_launch(kernel, one_trial()); });
+  }
+  RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
 // ---- GPU: the clocks ------------------------------------------------------------

@@ -27,6 +27,11 @@ double param_us(std::size_t bytes, int launches, int trials);
 /// Launches a kernel that spins on the GPU's global timer for `ns` nanoseconds.
 void launch_spin(cudaStream_t stream, unsigned long long ns);
 
+/// A kernel without parameters that does nothing, which the tests' own
+/// measurements launch too (so launching it costs no module load of its
+/// own): its host stub's address.
+const void* empty_kernel();
+
 /// A kernel without parameters that nothing in the tests launches except the
 /// learner's measure_first_launch(): its host stub's address. It lives alone
 /// in first_launch_probe.cu, so that its module is loaded by its own first

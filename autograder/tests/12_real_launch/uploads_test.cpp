@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "pipeline.h"
@@ -44,11 +47,17 @@ std::vector<MethodGroup> upload(unsigned sub, std::uint64_t address, std::uint32
           non_inc(sub, i2m::kLoadInlineData, std::move(data))};
 }
 
-std::vector<MethodGroup> joined(std::initializer_list<std::vector<MethodGroup>> parts) {
+std::vector<MethodGroup> joined(const std::vector<std::vector<MethodGroup>>& parts) {
   std::vector<MethodGroup> all;
   for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
   for (std::size_t i = 0; i < all.size(); ++i) all[i].offset = i;
   return all;
+}
+
+std::string hex_of(std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
+  return text;
 }
 
 std::string describe(const InlineUpload& u) {
@@ -58,10 +67,16 @@ std::string describe(const InlineUpload& u) {
   return line + hex(u.bytes);
 }
 
+std::vector<std::string> described(const std::vector<InlineUpload>& uploads) {
+  std::vector<std::string> out;
+  for (const InlineUpload& u : uploads) out.push_back(describe(u));
+  return out;
+}
+
 std::vector<std::string> uploads_of(const std::vector<MethodGroup>& groups) {
   std::vector<std::string> out;
   try {
-    for (const InlineUpload& u : real_launch::inline_uploads(groups)) out.push_back(describe(u));
+    out = described(real_launch::inline_uploads(groups));
   } catch (const std::exception& e) {
     out.push_back(std::string("threw: ") + e.what());
   }
@@ -124,6 +139,51 @@ TEST(Uploads, MalformedSequencesThrow) {
   for (const auto& [groups, what] : cases) {
     RECORD_THROWS(real_launch::inline_uploads(groups), real_launch::LaunchError) << what;
   }
+  // Drawn streams of uploads, some of them broken one of the four ways
+  // above: only code that rejects exactly those and decodes the others
+  // matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261201);
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    std::vector<std::vector<MethodGroup>> uploads(1 + random() % 4);
+    std::string given;
+    for (auto& part : uploads) {
+      const unsigned sub = random() % channels::kSubchannels;
+      const std::uint64_t address = (random() % (std::uint64_t{1} << 40)) & ~std::uint64_t{3};
+      const auto length = static_cast<std::uint32_t>(1 + random() % 40);
+      std::vector<std::uint32_t> data((length + 3) / 4);
+      for (std::uint32_t& word : data) word = static_cast<std::uint32_t>(random());
+      part = upload(sub, address, length, std::move(data));
+      given += (given.empty() ? "" : ", ") + std::to_string(length) + (length == 1 ? " byte" : " bytes") +
+               " on subchannel " + std::to_string(sub);
+    }
+    given = "uploads of " + given;
+    if (!valid) {
+      const std::size_t broken = random() % uploads.size();
+      const unsigned sub = uploads[broken].front().header.subchannel;
+      switch (random() % 4) {
+        case 0: {
+          std::uint32_t& line_count = uploads[broken][1].data[1];  // [1] is LINE_LENGTH_IN, LINE_COUNT
+          line_count = static_cast<std::uint32_t>(2 + random() % 3);
+          given += "; upload " + std::to_string(broken) + " with LINE_COUNT " + std::to_string(line_count);
+          break;
+        }
+        case 1:  // a second LAUNCH_DMA before the data of the first
+          uploads[broken].insert(uploads[broken].begin() + 3, inc(sub, i2m::kLaunchDma, {0x41}));
+          given += "; upload " + std::to_string(broken) + " with a second LAUNCH_DMA before its data";
+          break;
+        case 2:
+          uploads.push_back({non_inc(sub, i2m::kLoadInlineData, {static_cast<std::uint32_t>(random())})});
+          given += "; then LOAD_INLINE_DATA on subchannel " + std::to_string(sub) + " with no LAUNCH_DMA";
+          break;
+        default:
+          uploads.push_back({inc(sub, i2m::kLineLengthIn, {4, 1}), inc(sub, i2m::kLaunchDma, {0x41})});
+          given += "; then LAUNCH_DMA of 4 bytes on subchannel " + std::to_string(sub) + " and the stream ends";
+      }
+    }
+    const std::vector<MethodGroup> groups = joined(uploads);
+    RECORD_OUTCOME(described(real_launch::inline_uploads(groups)), real_launch::LaunchError)
+        << given << "; returned: each upload as \"sub S at ADDRESS dma LAUNCH_DMA group G: its bytes\"";
+  }
 }
 
 TEST(Uploads, EveryCaptureUploadsItsParametersAfterTheHeader) {
@@ -166,17 +226,22 @@ std::vector<std::uint32_t> hand_qmd(unsigned type, Dim3 grid, Dim3 block) {
   return w;
 }
 
+std::vector<std::string> described(const std::vector<real_launch::QmdLaunch>& launches) {
+  std::vector<std::string> out;
+  for (const auto& q : launches) {
+    char line[80];
+    std::snprintf(line, sizeof line, "0x%llx sub %u action %u type %s: ", static_cast<unsigned long long>(q.address),
+                  q.subchannel, q.pcas_action, q.type ? std::to_string(*q.type).c_str() : "none");
+    out.push_back(line + std::string("grid ") + show(q.qmd.grid) + " block " + show(q.qmd.block) +
+                  (q.launches_threads() ? " launches threads" : " launches none"));
+  }
+  return out;
+}
+
 std::vector<std::string> qmds_of(const std::vector<MethodGroup>& groups) {
   std::vector<std::string> out;
   try {
-    const auto uploads = real_launch::inline_uploads(groups);
-    for (const auto& q : real_launch::qmd_launches(groups, uploads, qmd::QmdVersion::V04_00)) {
-      char line[80];
-      std::snprintf(line, sizeof line, "0x%llx sub %u action %u type %s: ", static_cast<unsigned long long>(q.address),
-                    q.subchannel, q.pcas_action, q.type ? std::to_string(*q.type).c_str() : "none");
-      out.push_back(line + std::string("grid ") + show(q.qmd.grid) + " block " + show(q.qmd.block) +
-                    (q.launches_threads() ? " launches threads" : " launches none"));
-    }
+    out = described(real_launch::qmd_launches(groups, real_launch::inline_uploads(groups), qmd::QmdVersion::V04_00));
   } catch (const std::exception& e) {
     out.push_back(std::string("threw: ") + e.what());
   }
@@ -233,6 +298,55 @@ TEST(Qmds, MissingQmdOrSignalThrows) {
   RECORD_THROWS(real_launch::qmd_launches(groups, real_launch::inline_uploads(groups), qmd::QmdVersion::V04_00),
                 qmd::QmdError)
       << "SEND_PCAS_A for a V04_00 QMD whose QMD_MAJOR_VERSION, MW(583:580), is 5";
+  // Drawn launches, each a QMD uploaded as libcuda does and sent with
+  // SEND_PCAS_A and SEND_SIGNALING_PCAS2_B, some of them broken one of the
+  // three ways above: only code that rejects exactly those and decodes the
+  // others matches the solution.
+  std::mt19937_64 random = testing::seeded_random(20261202);
+  for (const bool valid : testing::draw_validity(random, 8)) {
+    std::vector<std::vector<MethodGroup>> launches(1 + random() % 3);
+    const std::size_t broken = random() % launches.size();
+    const unsigned breakage = random() % 3;
+    std::string given;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      const unsigned sub = random() % channels::kSubchannels;
+      // Each launch's QMD in a MiB of its own, and 0x80000 past it a wrong address in the same MiB.
+      const std::uint64_t address = 0x204e00000 + (i << 20) + (random() % 0x800) * 0x100;
+      const unsigned type = random() % 2 == 0 ? real_launch::kQmdTypeGridNull : 2;
+      const Dim3 grid = {static_cast<unsigned>(1 + random() % 2000), static_cast<unsigned>(1 + random() % 20),
+                         static_cast<unsigned>(1 + random() % 20)};
+      const Dim3 block = {static_cast<unsigned>(1 + random() % 256), static_cast<unsigned>(1 + random() % 4), 1};
+      const auto action = static_cast<std::uint32_t>(random() % 16);
+      std::vector<std::uint32_t> qmd_words = hand_qmd(type, grid, block);
+      std::uint64_t sent_to = address;
+      bool signalled = true;
+      std::string wrong;
+      if (!valid && i == broken) {
+        if (breakage == 0) {
+          sent_to = address + 0x80000;
+          wrong = " (SEND_PCAS_A names 0x" + hex_of(sent_to) + ", where nothing was uploaded)";
+        } else if (breakage == 1) {
+          qmd_words.resize(64);
+          wrong = " (only 256 of the QMD's 384 bytes uploaded)";
+        } else {
+          signalled = false;
+          wrong = " (no SEND_SIGNALING_PCAS2_B)";
+        }
+      }
+      launches[i] = upload(sub, address, static_cast<std::uint32_t>(qmd_words.size() * 4), qmd_words);
+      launches[i].push_back(pcas(sub, sent_to));
+      if (signalled) launches[i].push_back(signal(sub, action));
+      given += (given.empty() ? "" : ", ") + std::string("a QMD of type ") + std::to_string(type) + " with grid " +
+               show(grid) + " block " + show(block) + " at 0x" + hex_of(address) + " on subchannel " +
+               std::to_string(sub) + ", action " + std::to_string(action) + wrong;
+    }
+    const std::vector<MethodGroup> groups = joined(launches);
+    RECORD_OUTCOME(described(real_launch::qmd_launches(groups, real_launch::inline_uploads(groups),
+                                                       qmd::QmdVersion::V04_00)),
+                   real_launch::LaunchError)
+        << "qmd_launches(stream, inline_uploads(stream), V04_00) for " << given
+        << "; returned: each launch as \"ADDRESS sub S action A type T: grid and block\"";
+  }
 }
 
 TEST(Qmds, EveryCaptureHandsOverTwoQmdsPerLaunch) {
