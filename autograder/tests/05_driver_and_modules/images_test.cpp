@@ -74,6 +74,10 @@ TEST(Images, UnknownBytesAreNoImage) {
   for (const auto& [what, image] : cases) {
     RECORD_EQ(identify_image(image), launchlab::driver::ImageKind::Unknown) << "identify_image(" << what << ")";
   }
+  // One byte more and the header is whole: where Unknown ends, which code
+  // that calls everything Unknown does not know.
+  RECORD_EQ(identify_image(std::vector<std::byte>(cubin.begin(), cubin.begin() + 64)), launchlab::driver::ImageKind::Cubin)
+      << "identify_image(the first 64 bytes of the same cubin: a whole ELF64 header with e_machine 190)";
 }
 
 TEST(Images, PtxImageEndsWithExactlyOneNul) {
