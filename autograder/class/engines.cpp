@@ -445,11 +445,13 @@ Plan make_plan(const fs::path& root, const fs::path& build, const GradeClassArgu
     }
   }
   const std::string secret = secret_of(args);
+  const std::vector<grader::Lab> graded_labs =
+      secret.empty() ? std::vector<grader::Lab>{} : grader::labs_to_grade(grader::load_course(root), plan.labs);
   up_to_date = 0;
   for (const auto& submission : roster) {
     Plan::Task task{submission.student, submission.folder, std::nullopt, "none"};
     if (!secret.empty()) {
-      StudentSeed seed = derive_submission_seed(secret, submission.student, submission.folder, root, plan.labs);
+      StudentSeed seed = derive_submission_seed(secret, submission.student, submission.folder, graded_labs);
       task.seed = seed.value;
       task.seed_derivation = seed.derivation;
     }
@@ -709,12 +711,8 @@ int grade_class(const fs::path& root, const fs::path& build, const GradeClassArg
 }
 
 StudentSeed derive_submission_seed(std::string_view secret, std::string_view student, const fs::path& submission,
-                                   const fs::path& course_root, const std::vector<std::string>& lab_slugs) {
-  std::vector<grader::Lab> labs = grader::load_course(course_root);
-  if (!lab_slugs.empty()) {
-    std::erase_if(labs, [&](const grader::Lab& lab) { return std::ranges::find(lab_slugs, lab.slug) == lab_slugs.end(); });
-  }
-  const grader::SubmissionFiles files = grader::find_submission_files(submission, labs, labs);
+                                   const std::vector<grader::Lab>& graded_labs) {
+  const grader::SubmissionFiles files = grader::find_submission_files(submission, graded_labs, graded_labs);
   std::string graded;
   for (const auto& [slug, by_name] : files.files) {
     for (const auto& [name, path] : by_name) {

@@ -127,9 +127,8 @@ void check_leaderboard_records(const Lab& lab, const Transcript& reference,
     if (!test.leaderboard) continue;
     auto found = reference.tests.find(test.name);
     if (found == reference.tests.end() || !found->second.ended || found->second.skipped) continue;
-    const auto& records = found->second.records;
-    const auto record = std::ranges::find_if(records, [&](const TranscriptRecord& r) { return r.expression() == test.leaderboard->record; });
-    if (record == records.end() || !record->value.is_number()) {
+    const TranscriptRecord* record = first_record(found->second, test.leaderboard->record);
+    if (!record || !record->value.is_number()) {
       problem(test.name + ": its leaderboard's record '" + test.leaderboard->record +
               "' is not a number the test records (the expression as written in RECORD_*)");
     }

@@ -208,7 +208,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
       const std::string student =
           !args.student.empty() ? args.student : (folder.has_filename() ? folder : folder.parent_path()).filename().string();
       const auto seed = launchlab::classroom::derive_submission_seed(launchlab::classroom::read_course_secret(secret_file),
-                                                                     student, options.submission, ctx.root, args.labs);
+                                                                     student, options.submission,
+                                                                     labs_to_grade(load_course(ctx.root), args.labs));
       options.seed = std::to_string(seed.value);
       seed_derivation = seed.derivation;
     }

@@ -252,12 +252,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   log(options, "taking the committed course");
   CommittedCourse course = export_committed_course(options.course_root, trusted_dir / "course", options.private_tests);
   const std::vector<Lab> all_labs = load_course(course.root);
-  std::vector<Lab> labs = all_labs;
-  if (!options.only_labs.empty()) {
-    std::erase_if(labs, [&](const Lab& lab) {
-      return std::find(options.only_labs.begin(), options.only_labs.end(), lab.slug) == options.only_labs.end();
-    });
-  }
+  std::vector<Lab> labs = labs_to_grade(all_labs, options.only_labs);
   if (labs.empty()) throw std::runtime_error("no lab to grade");
   if (!options.private_tests.empty()) add_private_tests(options.private_tests, labs);
 
@@ -368,6 +363,13 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   for (LabResult* result : one_at_a_time) grade_lab(*result);
   if (options.phases) *options.phases = std::move(phases);
   return results;
+}
+
+std::vector<Lab> labs_to_grade(std::vector<Lab> labs, const std::vector<std::string>& only_labs) {
+  if (!only_labs.empty()) {
+    std::erase_if(labs, [&](const Lab& lab) { return std::ranges::find(only_labs, lab.slug) == only_labs.end(); });
+  }
+  return labs;
 }
 
 void add_phases(nlohmann::json& results, const GradingPhases& phases) {

@@ -167,14 +167,10 @@ TestEvidence evidence_of(const ProgramRuns& runs, const std::string& name) {
 
 /// The first record of a test's transcript whose expression is `expression`, as a number.
 std::optional<double> recorded_number(const TestEvidence& evidence, const std::string& expression) {
-  if (!evidence.transcript) return std::nullopt;
-  for (const auto& record : evidence.transcript->records) {
-    if (record.expression() != expression) continue;
-    if (!record.value.is_number()) return std::nullopt;
-    const double value = record.value.get<double>();
-    return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
-  }
-  return std::nullopt;
+  const TranscriptRecord* record = evidence.transcript ? first_record(*evidence.transcript, expression) : nullptr;
+  if (!record || !record->value.is_number()) return std::nullopt;
+  const double value = record->value.get<double>();
+  return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
 }
 
 /// lab.toml's leaderboard figures of the tests that passed: the learner's

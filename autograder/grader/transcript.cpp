@@ -1,5 +1,7 @@
 #include "launchlab/grader/transcript.h"
 
+#include <algorithm>
+
 #include "launchlab/grader/text.h"
 
 namespace launchlab::grader {
@@ -8,6 +10,11 @@ using nlohmann::json;
 std::string TranscriptRecord::expression() const {
   std::size_t hash = key.rfind('#');
   return hash == std::string::npos ? key : key.substr(0, hash);
+}
+
+const TranscriptRecord* first_record(const TestTranscript& test, std::string_view expression) {
+  const auto found = std::ranges::find_if(test.records, [&](const TranscriptRecord& r) { return r.expression() == expression; });
+  return found == test.records.end() ? nullptr : &*found;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "launchlab/class/grade_class.h"
 #include "launchlab/class/gradebook.h"
 #include "launchlab/class/roster.h"
+#include "launchlab/grader/course.h"
 #include "launchlab/grader/grading.h"
 #include "temp_folder.h"
 
@@ -98,7 +99,8 @@ TEST(Seeds, ASubmissionsSeedFollowsItsStudentAndTheFilesOfTheLabsGraded) {
   const fs::path submission = folder.path() / "alice";
   fs::copy(course / "solutions", submission, fs::copy_options::recursive);
   const auto seed = [&](const std::string& student, const std::vector<std::string>& labs) {
-    return derive_submission_seed("course secret", student, submission, course, labs);
+    return derive_submission_seed("course secret", student, submission,
+                                  launchlab::grader::labs_to_grade(launchlab::grader::load_course(course), labs));
   };
   const StudentSeed every_lab = seed("alice", {});
   const StudentSeed alpha = seed("alice", {"00_alpha"});

@@ -11,17 +11,20 @@
 
 #include "launchlab/class/gradebook.h"
 
+namespace launchlab::course {
+struct Lab;
+}
+
 namespace launchlab::classroom {
 
 /// The seed of one submission's grading, from the course secret:
-/// derive_seed of the student and a digest of the files graded (those of
-/// lab_slugs, every lab when empty, as `launchlab grade` finds them in the
-/// submission), so that a resubmission with other files gets other inputs
-/// and a regrade of the same files the same ones. `launchlab grade
-/// --seed-secret` and grade-class both draw from it.
+/// derive_seed of the student and a digest of the files of `graded_labs`
+/// (as `launchlab grade` finds them in the submission), so that a
+/// resubmission with other files gets other inputs and a regrade of the
+/// same files the same ones. `launchlab grade --seed-secret` and
+/// grade-class both draw from it.
 StudentSeed derive_submission_seed(std::string_view secret, std::string_view student,
-                                   const std::filesystem::path& submission, const std::filesystem::path& course_root,
-                                   const std::vector<std::string>& lab_slugs);
+                                   const std::filesystem::path& submission, const std::vector<course::Lab>& graded_labs);
 
 /// grade-class's arguments, as given.
 struct GradeClassArguments {

@@ -175,6 +175,10 @@ struct ReferenceRun {
   std::map<std::string, std::string> why_missing;
 };
 
+/// The labs a grading covers: those of `labs` that `only_labs` names (slugs),
+/// every one when it names none.
+std::vector<Lab> labs_to_grade(std::vector<Lab> labs, const std::vector<std::string>& only_labs);
+
 /// The tests whose reference transcripts differed between two runs, as the
 /// file RunSettings::reference_cache names keeps them: tests that measure
 /// (or read anything else that changes from run to run). None when there

@@ -41,6 +41,10 @@ struct TestTranscript {
   bool started_twice = false;
 };
 
+/// The first record of a test whose expression is `expression` (as
+/// written, without its occurrence count); nothing when the test has none.
+const TranscriptRecord* first_record(const TestTranscript& test, std::string_view expression);
+
 /// A whole transcript.
 struct Transcript {
   std::string build;                     ///< "exercise" or "reference", as the program says
