@@ -187,10 +187,6 @@ std::mutex users_mutex;
 std::condition_variable user_freed;
 std::set<uid_t> users_in_use;
 
-fs::path sandbox_user_lock(const SandboxUser& user) {
-  return grader_lock_folder() / ("sandbox-user-" + user.name + ".lock");
-}
-
 class UserLease {
  public:
   UserLease(const std::vector<SandboxUser>& pool, bool wait) {
@@ -801,6 +797,10 @@ std::string proc_file(const fs::path& path) {
 }
 
 }  // namespace
+
+fs::path sandbox_user_lock(const SandboxUser& user) {
+  return grader_lock_folder() / ("sandbox-user-" + user.name + ".lock");
+}
 
 std::string lock_holder(const std::filesystem::path& path) {
   struct stat lock_file {};

@@ -128,6 +128,11 @@ void end_all_runs_for_exit();
 /// namespace, where its number means another process: the text is for people.
 std::string lock_holder(const std::filesystem::path& path);
 
+/// The lock file a grading holds for as long as its run is the dedicated
+/// user's (in grader_lock_folder()): lock_holder() of it says who runs as
+/// that user now.
+std::filesystem::path sandbox_user_lock(const SandboxUser& user);
+
 /// Thrown by a run whose sandbox says not to wait for a dedicated user
 /// (Sandbox::wait_for_user) when every one is taken: what() names each user's
 /// lock and who holds it.
