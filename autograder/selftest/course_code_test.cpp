@@ -87,4 +87,53 @@ TEST(CourseCode, TheSymbolCheckNamesTheFileAndTheNameAndLetsTemplatesThrough) {
   fs::remove_all(dir);
 }
 
+// A lab's tests may hold course code of their own (lab 10's reference
+// launches): a learner's file that uses it, to hand back the course's answer
+// as its own, is refused by name; one that uses only GoogleTest's names, or
+// its own, is not.
+TEST(CourseCode, TheSymbolCheckRefusesALearnersUseOfTheTestsOwnCode) {
+  const fs::path dir = fresh_temp_dir("symbol-use");
+  const auto compile = [&](const std::string& name, const std::string& text) {
+    write_text(dir / (name + ".cpp"), text);
+    const fs::path object = dir / (name + ".cpp.o");
+    RunOutcome compiled = run({LAUNCHLAB_CXX, "-std=c++20", "-c", (dir / (name + ".cpp")).string(), "-o",
+                               object.string()});
+    EXPECT_TRUE(compiled.exited_cleanly()) << compiled.output;
+    return object.string();
+  };
+  const std::string tests = compile("reference", "namespace course::reference { double latency_us(int n) { return n; } }\n");
+  const std::string borrowing = compile("launches",
+                                        "namespace course::reference { double latency_us(int); }\n"
+                                        "double measure_latency() { return course::reference::latency_us(500); }\n");
+  const std::string own = compile("own",
+                                  "namespace testing { struct UnitTest { static UnitTest* GetInstance(); }; }\n"
+                                  "namespace course::reference { double latency_us(int n) { return n; } }\n"
+                                  "double measure_latency() { return course::reference::latency_us(500); }\n"
+                                  "void* running() { return ::testing::UnitTest::GetInstance(); }\n");
+  write_text(dir / "tests.objects", tests + "\n");
+  const std::vector<std::string> course = {LAUNCHLAB_SYMBOL_GUARD, "--support", LAUNCHLAB_SUPPORT_ARCHIVE,
+                                           "--googletest", LAUNCHLAB_GTEST_ARCHIVE,
+                                           "--tests-list", (dir / "tests.objects").string()};
+
+  std::vector<std::string> refused = course;
+  refused.insert(refused.end(), {"--learner", borrowing});
+  RunOutcome checked = run(refused);
+  EXPECT_EQ(checked.exit_code, 1) << checked.output;
+  EXPECT_NE(checked.output.find("error: launches.cpp uses course::reference::latency_us(int), which belongs to the "
+                                "lab's tests: the lab's code must compute its answers itself"),
+            std::string::npos)
+      << checked.output;
+
+  // Its own function of the same name is a second definition, refused as
+  // such; GoogleTest's names alone are the learner's to use.
+  std::vector<std::string> defining = course;
+  defining.insert(defining.end(), {"--learner", own});
+  RunOutcome defined = run(defining);
+  EXPECT_EQ(defined.exit_code, 1) << defined.output;
+  EXPECT_NE(defined.output.find("own.cpp defines course::reference::latency_us(int)"), std::string::npos)
+      << defined.output;
+  EXPECT_EQ(defined.output.find("uses testing::UnitTest"), std::string::npos) << defined.output;
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -18,7 +18,13 @@
 // - a strong definition by the learner of any name the course defines: the
 //   course's weak copy would lose to it, and a strong one would clash;
 // - any definition by the learner of a name a shared library of the course
-//   defines strongly: the program's own definition would take its place.
+//   defines strongly: the program's own definition would take its place;
+// - any use by the learner of a name the lab's tests or the test support
+//   define strongly: a lab's tests may measure or compute with course code
+//   of their own (lab 10's reference launches, a lab's expected layouts),
+//   which the learner's code could otherwise call and hand back as its own
+//   answer. (GoogleTest's names stay usable: what a learner's code does to
+//   GoogleTest changes no verdict, since the judge reads only records.)
 //
 // A weak definition (inline, template, COMDAT) of a name the course defines
 // in its static parts is allowed: the course's copy comes first and is the
@@ -57,11 +63,13 @@ struct Definition {
   bool strong = false;
 };
 
-/// One object's definitions: a plain object, an archive's member or a shared library.
+/// One object's definitions, and the global names it uses without defining
+/// them: a plain object, an archive's member or a shared library.
 struct DefiningFile {
   std::string shown_name;  // what the learner knows the file as (grid.cpp for grid.cpp.o)
   bool shared_library = false;
   std::vector<Definition> definitions;
+  std::vector<std::string> uses;
 };
 
 class BadFile : public std::runtime_error {
@@ -132,11 +140,15 @@ DefiningFile read_elf(std::string_view data, const std::string& shown_name, cons
     for (std::uint64_t at = 0; at + entry_size <= symbols.size(); at += entry_size) {
       const auto binding = static_cast<std::uint8_t>(table.at<std::uint8_t>(at + 4) >> 4);
       if (binding != kBindGlobal && binding != kBindWeak && binding != kBindUnique) continue;
-      if (table.at<std::uint16_t>(at + 6) == kUndefinedSection) continue;
       const auto name_at = table.at<std::uint32_t>(at);
       if (name_at >= strings.size()) elf.fail("a symbol's name lies past its string table");
       const std::string_view name = strings.substr(name_at, strings.substr(name_at).find('\0'));
-      if (!name.empty()) file.definitions.push_back({std::string(name), binding == kBindGlobal});
+      if (name.empty()) continue;
+      if (table.at<std::uint16_t>(at + 6) == kUndefinedSection) {
+        file.uses.emplace_back(name);
+      } else {
+        file.definitions.push_back({std::string(name), binding == kBindGlobal});
+      }
     }
   }
   return file;
@@ -204,20 +216,29 @@ std::string demangled(const std::string& name) {
   return status == 0 && readable ? readable.get() : name;
 }
 
-/// How the course defines a name: strongly somewhere, and whether a shared
-/// library of the course defines it strongly; whose it is, for the message.
+/// How the course defines a name: strongly somewhere, whether a shared
+/// library of the course defines it strongly, and whether the learner's
+/// code may use it (GoogleTest's, not the tests' or the support's); whose it
+/// is, for the message.
 struct CourseDefinition {
   bool strong = false;
   bool strong_in_shared_library = false;
+  bool learner_may_use = true;
   std::string owner;
 };
 
-void add_course_file(std::map<std::string, CourseDefinition>& course, const fs::path& path, const std::string& owner) {
+void add_course_file(std::map<std::string, CourseDefinition>& course, const fs::path& path, const std::string& owner,
+                     bool learner_may_use) {
   for (const DefiningFile& file : read_defining_files(path)) {
     for (const Definition& definition : file.definitions) {
-      CourseDefinition& known = course.try_emplace(definition.name, CourseDefinition{false, false, owner}).first->second;
+      CourseDefinition& known =
+          course.try_emplace(definition.name, CourseDefinition{false, false, true, owner}).first->second;
       known.strong = known.strong || definition.strong;
       known.strong_in_shared_library = known.strong_in_shared_library || (definition.strong && file.shared_library);
+      if (definition.strong && !learner_may_use) {
+        known.learner_may_use = false;
+        known.owner = owner;
+      }
     }
   }
 }
@@ -248,10 +269,10 @@ int main(int argc, char** argv) {
         std::ifstream list(file);
         if (!list) throw BadFile(file.string() + ": cannot be read");
         for (std::string line; std::getline(list, line);) {
-          if (!line.empty()) add_course_file(course, line, owners.at(option));
+          if (!line.empty()) add_course_file(course, line, owners.at(option), false);
         }
       } else if (owners.count(option)) {
-        add_course_file(course, file, owners.at(option));
+        add_course_file(course, file, owners.at(option), option == "--googletest");
       } else {
         return usage();
       }
@@ -271,6 +292,14 @@ int main(int argc, char** argv) {
           messages.push_back("error: " + file.shown_name + " defines " + readable + ", which belongs to " +
                              known->second.owner + ": rename it");
         }
+        for (const std::string& name : file.uses) {
+          const auto known = course.find(name);
+          if (known == course.end() || known->second.learner_may_use) continue;
+          const std::string readable = demangled(name);
+          if (!refused.insert(file.shown_name + ": " + readable).second) continue;
+          messages.push_back("error: " + file.shown_name + " uses " + readable + ", which belongs to " +
+                             known->second.owner + ": the lab's code must compute its answers itself");
+        }
       }
     }
     constexpr std::size_t kShown = 20;
@@ -278,7 +307,8 @@ int main(int argc, char** argv) {
     if (messages.size() > kShown) std::cerr << "error: and " << messages.size() - kShown << " more such definitions\n";
     if (!messages.empty()) {
       std::cerr << "error: the lab's files may not define what the course's tests, their support or GoogleTest "
-                   "define, so the tests always run the course's own code\n";
+                   "define, so the tests always run the course's own code, nor use what the tests or their support "
+                   "define, so that every answer is the lab's own\n";
       return 1;
     }
     return 0;
