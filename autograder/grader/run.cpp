@@ -311,11 +311,16 @@ bool is_graders_own_setting(std::string_view entry) {
   return false;
 }
 
-/// Everything a reference program's transcript depends on, as text.
+/// Everything a reference program's transcript depends on, as text. Not
+/// the seed: each submission of a class draws its own, and a test that reads
+/// it says so at its end ("seeded"), is never kept, and is run again at every
+/// grading (finished_sections), so that the rest of the cache serves them all.
 std::string reference_cache_key(const fs::path& program, const std::vector<std::string>& environment,
                                 const std::string& identity) {
   std::string key = "program " + content_digest(program) + "\n" + identity + "\n";
-  for (const auto& entry : environment) key += "given " + entry + "\n";
+  for (const auto& entry : environment) {
+    if (!entry.starts_with("LAUNCHLAB_SEED=")) key += "given " + entry + "\n";
+  }
   // The programs also inherit the grader's environment; what of it the
   // course's tests read (LAUNCHLAB_OPEN_GPU_DOC, say) changes what the
   // reference records.
@@ -326,9 +331,11 @@ std::string reference_cache_key(const fs::path& program, const std::vector<std::
   return key;
 }
 
-/// Each test's lines of a transcript, from its start to its end, by name.
-/// Only the reference's transcripts are read so: they are the course's own.
-std::map<std::string, std::string> test_sections(std::string_view text) {
+/// Each test's lines of a transcript, from its start to its end, by name,
+/// without the tests whose inputs came from the seed (their end says
+/// "seeded"). Only the reference's transcripts are read so: they are the
+/// course's own.
+std::map<std::string, std::string> unseeded_test_sections(std::string_view text) {
   std::map<std::string, std::string> sections;
   std::string current, lines;
   for (std::size_t newline; (newline = text.find('\n')) != std::string_view::npos;) {
@@ -344,7 +351,7 @@ std::map<std::string, std::string> test_sections(std::string_view text) {
     if (current.empty()) continue;
     lines += line;
     if (event == "end") {
-      sections[current] = lines;
+      if (parsed.value("seeded", json()) != true) sections[current] = lines;
       current.clear();
     }
   }
@@ -417,9 +424,9 @@ class ReferenceCache {
 };
 
 /// The sections of the tests a run finished, for the cache: a test that
-/// crashed, hung or was not there is not one to keep.
+/// crashed, hung or was not there is not one to keep, nor one that read the seed.
 std::map<std::string, std::string> finished_sections(const ProgramRuns& runs) {
-  std::map<std::string, std::string> finished = test_sections(runs.text);
+  std::map<std::string, std::string> finished = unseeded_test_sections(runs.text);
   std::erase_if(finished, [&](const auto& section) {
     auto found = runs.transcript.tests.find(section.first);
     return runs.why_missing.count(section.first) || found == runs.transcript.tests.end() || !found->second.ended;

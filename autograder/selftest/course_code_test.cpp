@@ -20,6 +20,13 @@ RunOutcome run(const std::vector<std::string>& argv) {
   return run_limited(argv, {}, {}, limits);
 }
 
+/// The symbol check of one learner's object against the course's parts.
+RunOutcome check_learner(const std::vector<std::string>& course, const std::string& learner_object) {
+  std::vector<std::string> argv = course;
+  argv.insert(argv.end(), {"--learner", learner_object});
+  return run(argv);
+}
+
 /// Links a program of `objects` and the course's parts, whole, as an
 /// exercise program is linked.
 RunOutcome link_with_the_course(const std::vector<std::string>& objects, const fs::path& program) {
@@ -62,26 +69,20 @@ TEST(CourseCode, TheSymbolCheckNamesTheFileAndTheNameAndLetsTemplatesThrough) {
   const std::vector<std::string> course = {LAUNCHLAB_SYMBOL_GUARD, "--support", LAUNCHLAB_SUPPORT_ARCHIVE,
                                            "--support", LAUNCHLAB_RECORDS_ARCHIVE, "--googletest",
                                            LAUNCHLAB_GTEST_ARCHIVE};
-  std::vector<std::string> refused = course;
-  refused.insert(refused.end(), {"--learner", attack.string()});
-  RunOutcome checked = run(refused);
+  RunOutcome checked = check_learner(course, attack.string());
   EXPECT_EQ(checked.exit_code, 1) << checked.output;
   EXPECT_NE(checked.output.find("error: alpha.cpp defines launchlab::testing::Record::~Record(), which belongs to the "
                                 "course's test support: rename it"),
             std::string::npos)
       << checked.output;
 
-  std::vector<std::string> allowed = course;
-  allowed.insert(allowed.end(), {"--learner", honest.string()});
-  RunOutcome passed = run(allowed);
+  RunOutcome passed = check_learner(course, honest.string());
   EXPECT_EQ(passed.exit_code, 0) << passed.output;
   EXPECT_EQ(passed.output, "");
 
   // A file it cannot read as an object is a clear error, never a pass.
   write_text(dir / "not_an_object.o", "text, not ELF");
-  std::vector<std::string> unreadable = course;
-  unreadable.insert(unreadable.end(), {"--learner", (dir / "not_an_object.o").string()});
-  RunOutcome bad = run(unreadable);
+  RunOutcome bad = check_learner(course, (dir / "not_an_object.o").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("not_an_object.o: not an ELF object"), std::string::npos) << bad.output;
   fs::remove_all(dir);
@@ -115,9 +116,7 @@ TEST(CourseCode, TheSymbolCheckRefusesALearnersUseOfTheTestsOwnCode) {
                                            "--googletest", LAUNCHLAB_GTEST_ARCHIVE,
                                            "--tests-list", (dir / "tests.objects").string()};
 
-  std::vector<std::string> refused = course;
-  refused.insert(refused.end(), {"--learner", borrowing});
-  RunOutcome checked = run(refused);
+  RunOutcome checked = check_learner(course, borrowing);
   EXPECT_EQ(checked.exit_code, 1) << checked.output;
   EXPECT_NE(checked.output.find("error: launches.cpp uses course::reference::latency_us(int), which belongs to the "
                                 "lab's tests: the lab's code must compute its answers itself"),
@@ -126,9 +125,7 @@ TEST(CourseCode, TheSymbolCheckRefusesALearnersUseOfTheTestsOwnCode) {
 
   // Its own function of the same name is a second definition, refused as
   // such; GoogleTest's names alone are the learner's to use.
-  std::vector<std::string> defining = course;
-  defining.insert(defining.end(), {"--learner", own});
-  RunOutcome defined = run(defining);
+  RunOutcome defined = check_learner(course, own);
   EXPECT_EQ(defined.exit_code, 1) << defined.output;
   EXPECT_NE(defined.output.find("own.cpp defines course::reference::latency_us(int)"), std::string::npos)
       << defined.output;

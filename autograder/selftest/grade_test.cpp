@@ -555,15 +555,17 @@ TEST_F(FixtureGrading, ASecondGradingReadsTheReferenceFromTheCacheAndMeasuresOnl
 
   // The first grading ran the reference over every test (twice, so that
   // the second may trust what it wrote); the second reads it back, but for
-  // the test whose transcript holds a time.
+  // the test whose transcript holds a time and the one whose inputs come
+  // from the seed.
   EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 0) << first.results["extra_data"].dump(2);
   EXPECT_EQ(lab_phases(second, "00_alpha").value("cache_hits", -1), 5) << second.results["extra_data"].dump(2);
   EXPECT_EQ(lab_phases(second, "00_alpha").value("measured", json()), json::array());
   EXPECT_TRUE(lab_phases(second, "00_alpha").contains("reference_cached")) << second.results["extra_data"].dump(2);
-  EXPECT_EQ(lab_phases(second, "01_beta").value("cache_hits", -1), 2) << second.results["extra_data"].dump(2);
-  EXPECT_EQ(lab_phases(second, "01_beta").value("measured", json()), json::array({"Beta.TimesTheLargest"}));
+  EXPECT_EQ(lab_phases(second, "01_beta").value("cache_hits", -1), 1) << second.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(second, "01_beta").value("measured", json()),
+            json::array({"Beta.RefusesAnEmptyList", "Beta.TimesTheLargest"}));
   EXPECT_EQ(second.outcome("Beta.TimesTheLargest"), "passed") << second.output("Beta.TimesTheLargest");
-  EXPECT_EQ(second.results.value("/extra_data/phases/cache_hits"_json_pointer, -1), 7);
+  EXPECT_EQ(second.results.value("/extra_data/phases/cache_hits"_json_pointer, -1), 6);
   // The measured test passed: its time over the reference's, on Gradescope's leaderboard.
   const json leaderboard = second.results.value("leaderboard", json());
   ASSERT_TRUE(leaderboard.is_array() && leaderboard.size() == 1) << leaderboard.dump();
@@ -580,14 +582,23 @@ TEST_F(FixtureGrading, ASecondGradingReadsTheReferenceFromTheCacheAndMeasuresOnl
             << second.results["extra_data"]["phases"].dump() << std::endl;
 }
 
-TEST_F(FixtureGrading, ANewSeedOrAChangedReferenceProgramIsMeasuredAgain) {
+// Each submission of a class has a seed of its own: a new seed runs again
+// only the tests that drew from it, and the rest of the cache serves every
+// submission; a changed reference program runs again whole.
+TEST_F(FixtureGrading, ANewSeedRunsOnlyWhatDrawsFromItAndAChangedReferenceProgramRunsWhole) {
   Graded cached = grade_fixture(solutions(), {"--labs", "01"});
   Graded again = grade_fixture(solutions(), {"--labs", "01"});
-  EXPECT_EQ(lab_phases(again, "01_beta").value("cache_hits", -1), 2) << again.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(again, "01_beta").value("cache_hits", -1), 1) << again.results["extra_data"].dump(2);
 
   Graded seeded = grade_fixture(solutions(), {"--labs", "01", "--seed", "4242"});
-  EXPECT_EQ(lab_phases(seeded, "01_beta").value("cache_hits", -1), 0) << seeded.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(seeded, "01_beta").value("cache_hits", -1), 1) << seeded.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(seeded, "01_beta").value("measured", json()),
+            json::array({"Beta.RefusesAnEmptyList", "Beta.TimesTheLargest"}));
   EXPECT_EQ(seeded.total(), again.total()) << seeded.run.output;
+  // The drawn test's transcript is this seed's: a grading with another seed
+  // judges the same solution on other inputs, and it passes those too.
+  Graded reseeded = grade_fixture(solutions(), {"--labs", "01", "--seed", "77"});
+  EXPECT_EQ(reseeded.outcome("Beta.RefusesAnEmptyList"), "passed") << reseeded.output("Beta.RefusesAnEmptyList");
 
   // The same bytes and one more: a program the cache has not seen, whatever its time.
   const fs::path reference = kFixtureBuild / "graded-course" / "build" / "tests" / "reference_01_beta";

@@ -19,6 +19,7 @@ struct TranscriptState {
   std::string test;                          // the test running now
   std::map<std::string, int> occurrences;    // per expression text, in this test
   std::vector<std::string> scopes;
+  bool seeded = false;                       // the test running now read the seed
 };
 
 TranscriptState& state() {
@@ -88,6 +89,7 @@ void transcript_test_started(const std::string& test) {
   s.test = test;
   s.occurrences.clear();
   s.scopes.clear();
+  s.seeded = false;
   write_line(s.fd, {{"event", "start"}, {"test", test}});
 }
 
@@ -98,8 +100,15 @@ void transcript_test_ended(const std::string& test, bool skipped, const std::str
   json line = {{"event", "end"}, {"test", test}, {"skipped", skipped}};
   if (skipped) line["skip_message"] = skip_message;
   if (!failures.empty()) line["failures"] = failures;
+  if (s.seeded) line["seeded"] = true;
   write_line(s.fd, line);
   s.test.clear();
+}
+
+void transcript_test_read_the_seed() {
+  TranscriptState& s = state();
+  std::lock_guard lock(s.mutex);
+  s.seeded = true;
 }
 
 void transcript_program_ended() {

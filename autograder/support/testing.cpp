@@ -1,4 +1,5 @@
 #include "launchlab/testing.h"
+#include "launchlab/transcript.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -55,6 +56,8 @@ std::optional<fs::path> find_cuda_tool(std::string_view name) {
 }
 
 std::uint64_t secret_seed(std::uint64_t fallback) {
+  // Whether or not a seed is set: the test's inputs follow it when one is.
+  transcript_test_read_the_seed();
   const char* seed = std::getenv("LAUNCHLAB_SEED");
   if (!seed || !*seed) return fallback;
   return std::strtoull(seed, nullptr, 0);

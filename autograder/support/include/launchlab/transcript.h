@@ -8,7 +8,8 @@
 ///   {"event":"start","test":"Suite.Name"}
 ///   {"event":"record","test":...,"key":...,"value":...,"context":...,
 ///    "check":...,"expected":...,"parameter":...}   (the last three: reference only)
-///   {"event":"end","test":...,"skipped":bool,"skip_message":...,"failures":[...]}
+///   {"event":"end","test":...,"skipped":bool,"skip_message":...,"failures":[...],
+///    "seeded":true}   (seeded: only when the test's inputs came from the seed)
 ///   {"event":"done"}
 #pragma once
 
@@ -24,5 +25,11 @@ void transcript_test_started(const std::string& test);
 void transcript_test_ended(const std::string& test, bool skipped, const std::string& skip_message,
                            const std::vector<std::string>& failures);
 void transcript_program_ended();
+
+/// Notes that the running test drew its inputs from the seed (testing.h's
+/// secret_seed()): its end says so ("seeded"), and the grader's cache of the
+/// reference's transcripts keeps no such test, since each submission's seed
+/// is its own and the rest of the transcript can serve every submission.
+void transcript_test_read_the_seed();
 
 }  // namespace launchlab::testing
