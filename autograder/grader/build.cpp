@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "launchlab/grader/heartbeat.h"
 #include "launchlab/grader/stages.h"
@@ -39,6 +42,48 @@ RunWatch watch_step(const BuildSettings& settings, const std::string& doing) {
   if (!settings.progress) return {};
   *settings.progress << "launchlab: " << doing << std::endl;
   return heartbeat_watch(*settings.progress, doing, false);
+}
+
+/// The build of some targets in one call, on every core, going on past a
+/// failure (ninja's -k 0; make's -k), so that one call builds whatever can
+/// be built.
+std::vector<std::string> build_command(const fs::path& build_dir, const std::vector<std::string>& targets) {
+  std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--parallel",
+                                      std::to_string(std::max(1u, std::thread::hardware_concurrency())), "--target"};
+  command.insert(command.end(), targets.begin(), targets.end());
+  if (fs::exists(build_dir / "build.ninja")) {
+    command.insert(command.end(), {"--", "-k", "0"});
+  } else {
+    command.insert(command.end(), {"--", "-k"});
+  }
+  return command;
+}
+
+/// Builds every lab's targets in one call; only when it fails is each lab
+/// built alone, so that a failure is the lab's own, with its own messages
+/// (what the one call built, each lab's call finds done). Returns, by lab,
+/// why its build failed.
+std::map<std::string, std::string> build_each_lab(const std::vector<Lab>& labs, const fs::path& build_dir,
+                                                  const std::function<std::vector<std::string>(const Lab&)>& targets_of,
+                                                  const RunLimits& limits, const Sandbox& sandbox,
+                                                  const BuildSettings& settings, const std::string& doing,
+                                                  const std::function<std::string(const RunOutcome&)>& why) {
+  std::vector<std::string> every_target;
+  for (const auto& lab : labs) {
+    for (auto& target : targets_of(lab)) every_target.push_back(std::move(target));
+  }
+  std::map<std::string, std::string> failed;
+  if (every_target.empty()) return failed;
+  if (run_limited(build_command(build_dir, every_target), build_dir, {}, limits, sandbox, watch_step(settings, doing))
+          .exited_cleanly()) {
+    return failed;
+  }
+  for (const auto& lab : labs) {
+    RunOutcome built = run_limited(build_command(build_dir, targets_of(lab)), build_dir, {}, limits, sandbox,
+                                   watch_step(settings, doing + ": " + lab.slug + " alone"));
+    if (!built.exited_cleanly()) failed[lab.slug] = why(built);
+  }
+  return failed;
 }
 
 /// Configures a build folder unless it was configured with the same command.
@@ -232,16 +277,18 @@ TrustedBuild build_trusted_part(const CommittedCourse& course, const std::vector
                                 build_errors(support.output, course.root);
     return trusted;
   }
-  for (const auto& lab : labs) {
-    std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", "lab_" + lab.slug + "_exercise_tests"};
-    if (!settings.without_reference) command.push_back(lab.reference_binary_name());
-    RunOutcome built = run_limited(command, build_dir, {}, limits,
-                                   watch_step(settings, "building the course's tests of " + lab.slug));
-    if (!built.exited_cleanly()) {
-      trusted.failed[lab.slug] = "the lab's tests or reference did not build (" + built.describe(limits) + "):\n" +
-                                 build_errors(built.output, course.root);
-    }
-  }
+  trusted.failed = build_each_lab(
+      labs, build_dir,
+      [&](const Lab& lab) {
+        std::vector<std::string> targets = {"lab_" + lab.slug + "_exercise_tests"};
+        if (!settings.without_reference) targets.push_back(lab.reference_binary_name());
+        return targets;
+      },
+      limits, Sandbox{}, settings, "building the course's tests",
+      [&](const RunOutcome& built) {
+        return "the lab's tests or reference did not build (" + built.describe(limits) + "):\n" +
+               build_errors(built.output, course.root);
+      });
   return trusted;
 }
 
@@ -295,15 +342,12 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
                                 build_errors(configured.output, sources);
     return learner;
   }
-  for (const auto& lab : labs) {
-    std::vector<std::string> command = {"cmake", "--build", build_dir.string(), "--target", lab.test_binary_name()};
-    RunOutcome built = run_limited(command, build_dir, {}, limits, sandbox_for(settings.sandbox, view),
-                                   watch_step(settings, "building the submission's " + lab.slug));
-    if (!built.exited_cleanly()) {
-      learner.failed[lab.slug] = "the lab did not compile (the build " + built.describe(limits) + "):\n" +
-                                 build_errors(built.output, sources);
-    }
-  }
+  learner.failed = build_each_lab(
+      labs, build_dir, [](const Lab& lab) { return std::vector<std::string>{lab.test_binary_name()}; }, limits,
+      sandbox_for(settings.sandbox, view), settings, "building the submission's labs",
+      [&](const RunOutcome& built) {
+        return "the lab did not compile (the build " + built.describe(limits) + "):\n" + build_errors(built.output, sources);
+      });
   return learner;
 }
 

@@ -281,6 +281,16 @@ TEST_F(FixtureGrading, ACompileErrorScoresZeroAndSaysWhy) {
   EXPECT_NE(output.find("undeclared_name"), std::string::npos) << output;
   EXPECT_NE(output.find("labs/00_alpha/alpha.cpp"), std::string::npos) << output;
   EXPECT_EQ(output.find(last_work_.string()), std::string::npos) << "the grader's own paths are shown:\n" << output;
+
+  // Every lab is built in one call that goes on past a failure: the lab that
+  // compiles is run and judged, and only the other's messages are its own.
+  Graded both = grade_named("compile_error");
+  EXPECT_NE(both.output("Alpha.AddsSmallNumbers").find("undeclared_name"), std::string::npos)
+      << both.output("Alpha.AddsSmallNumbers");
+  for (const char* name : {"Beta.FindsTheLargest", "Beta.RefusesAnEmptyList"}) {
+    EXPECT_EQ(both.outcome(name), "failed") << name << ": " << both.output(name);
+    EXPECT_EQ(both.output(name).find("did not compile"), std::string::npos) << name << ": " << both.output(name);
+  }
 }
 
 TEST_F(FixtureGrading, ACrashAHangAndAFloodCostOnlyTheirOwnTests) {
