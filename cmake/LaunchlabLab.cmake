@@ -295,6 +295,18 @@ ${lookups}  return {};
   set(${out} "${source}" PARENT_SCOPE)
 endfunction()
 
+# A test that runs the course's linter (autograder/cli/lint.h) with
+# `arguments`; `uses_gpu` (a lab's GPU tests) makes it hold the GPU's lock,
+# since it runs the lab's programs.
+function(launchlab_add_lint_test name arguments uses_gpu)
+  add_test(NAME "${name}" COMMAND launchlab_cli lint ${arguments})
+  set_tests_properties("${name}" PROPERTIES LABELS "course" TIMEOUT 1800
+    ENVIRONMENT "LAUNCHLAB_ROOT=${PROJECT_SOURCE_DIR};LAUNCHLAB_BUILD_DIR=${PROJECT_BINARY_DIR}")
+  if(uses_gpu)
+    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK gpu)
+  endif()
+endfunction()
+
 function(launchlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "LINK_LIBRARIES;USES_LABS;EMBED")
   get_filename_component(slug "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
@@ -420,6 +432,11 @@ function(launchlab_add_lab)
         set_tests_properties("${ctest_name}" PROPERTIES RESOURCE_LOCK gpu)
       endif()
     endforeach()
+  endif()
+  # The linter's checks of this lab, a test of its own beside the course's
+  # (autograder/cli): only a lab with GPU tests holds the GPU while they run.
+  if(TARGET launchlab_cli)
+    launchlab_add_lint_test("course/lint/${slug}" "--labs;${slug}" "${gpu_tests}")
   endif()
   set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
 endfunction()

@@ -210,19 +210,22 @@ std::vector<std::string> list_gtest_tests(const fs::path& binary, std::string& p
 }
 
 std::vector<std::string> lint_course(const fs::path& root, const fs::path& build_dir,
-                                     const Capabilities& capabilities) {
+                                     const Capabilities& capabilities, const LintScope& scope) {
   // Every lab that reads cleanly is checked: one broken lab.toml does not hide the rest.
   course::Course course = course::read_course(root);
-  std::vector<std::string> problems = course.problems;
-  const std::vector<Lab>& labs = course.labs;
+  std::vector<std::string> problems;
+  std::vector<std::string> whole_course_problems = course.problems;
+  const std::vector<Lab>& all_labs = course.labs;
 
-  for (auto& problem : untested_stated_throws(root, labs)) problems.push_back(std::move(problem));
-  ForgeableAllowance forgeable_allowed = read_forgeable_allowance(root, problems);
+  for (auto& problem : untested_stated_throws(root, all_labs)) whole_course_problems.push_back(std::move(problem));
+  ForgeableAllowance forgeable_allowed = read_forgeable_allowance(root, whole_course_problems);
   for (const auto& [slug, tests] : forgeable_allowed) {
-    if (std::ranges::none_of(labs, [&](const Lab& lab) { return lab.slug == slug; })) {
-      problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
+    if (std::ranges::none_of(all_labs, [&](const Lab& lab) { return lab.slug == slug; })) {
+      whole_course_problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
     }
   }
+  if (scope.course_as_a_whole) problems = std::move(whole_course_problems);
+  const std::vector<Lab> labs = scope.labs_checked ? labs_to_grade(all_labs, scope.labs) : std::vector<Lab>{};
   const std::vector<std::string> languages = course::course_languages(root);
 
   const bool reference_build = read_text(build_dir / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;

@@ -319,11 +319,11 @@ int command_trace(const Context& ctx, const std::vector<std::string>& args) {
   return run_visible_quietly(argv);
 }
 
-int command_lint(const Context& ctx) {
+int command_lint(const Context& ctx, const launchlab::cli::LintScope& scope) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::is_student_edition(ctx.root)
                       ? launchlab::cli::lint_student_edition(ctx.root, ctx.build, capabilities)
-                      : launchlab::cli::lint_course(ctx.root, ctx.build, capabilities);
+                      : launchlab::cli::lint_course(ctx.root, ctx.build, capabilities, scope);
   for (const auto& problem : problems) std::cout << "lint: " << problem << "\n";
   std::cout << (problems.empty() ? "lint: the course is consistent\n"
                                  : "lint: " + std::to_string(problems.size()) + " problem(s)\n");
@@ -393,6 +393,14 @@ int main(int argc, char** argv) {
 
   CLI::App& check = *app.add_subcommand("check", "build everything and run the course's own tests")->group("The course itself");
   CLI::App& lint = *app.add_subcommand("lint", "check labs, metadata, chapter tables, starters and solutions")->group("The course itself");
+  launchlab::cli::LintScope lint_scope;
+  CLI::Option* lint_labs = lint.add_option("--labs", lint_scope.labs,
+                                           "check only these labs, each on its own (their programs run), not the course "
+                                           "as a whole")
+                               ->type_name("NN,NN")->delimiter(',')->transform(course.lab_number(false));
+  bool lint_course_only = false;
+  lint.add_flag("--no-labs", lint_course_only, "check only the course as a whole: no lab's programs run")
+      ->excludes(lint_labs);
 
   CLI::App& help = *app.add_subcommand("help", "this list, or a command's options (help grade)")->group("");
   std::string topic;
@@ -434,7 +442,11 @@ int main(int argc, char** argv) {
     }
     if (docs.parsed()) return command_docs(ctx, docs_language);
     if (check.parsed()) return command_check(ctx);
-    if (lint.parsed()) return command_lint(ctx);
+    if (lint.parsed()) {
+      lint_scope.labs_checked = !lint_course_only;
+      if (!lint_scope.labs.empty()) lint_scope.course_as_a_whole = false;
+      return command_lint(ctx, lint_scope);
+    }
     if (inspect.parsed()) return command_inspect(ctx, inspect.remaining());
   } catch (const std::exception& error) {
     std::cerr << "launchlab " << app.get_subcommands().front()->get_name() << ": " << error.what() << "\n";
