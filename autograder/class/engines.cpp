@@ -234,6 +234,68 @@ std::optional<SandboxUserTurn> take_sandbox_user() {
   return std::nullopt;
 }
 
+/// What every `launchlab grade` of the plan is given besides its
+/// submission: the labs and the plan's grading options.
+std::vector<std::string> plan_grade_arguments(const Plan& plan) {
+  std::vector<std::string> argv;
+  if (!plan.labs.empty()) {
+    std::string labs;
+    for (const auto& slug : plan.labs) labs += (labs.empty() ? "" : ",") + slug;
+    argv.insert(argv.end(), {"--labs", labs});
+  }
+  argv.insert(argv.end(), plan.grade_args.begin(), plan.grade_args.end());
+  return argv;
+}
+
+/// The environment of every `launchlab grade` of the plan.
+std::vector<std::string> plan_grade_environment(const Plan& plan) {
+  std::vector<std::string> environment = {"LAUNCHLAB_ROOT=" + plan.root.string(),
+                                          "LAUNCHLAB_BUILD_DIR=" + plan.build.string()};
+  if (plan.engine != "slurm") {
+    // Gradings side by side on this host take turns on the GPU (run.cpp
+    // holds this lock around a GPU lab's runs); Slurm's --gres gives each
+    // task a GPU of its own instead.
+    const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
+    environment.push_back("LAUNCHLAB_GPU_LOCK=" +
+                          (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
+  }
+  return environment;
+}
+
+/// `launchlab grade --prepare` for the plan's labs and options, before its
+/// gradings: the trusted part built and the reference's transcripts kept, so
+/// that the gradings side by side after it build and run the submissions'
+/// parts only. Its output goes to OUT/.launchlab/prepare.log; a failure is
+/// said and the gradings go on (each says what of the course it could not grade).
+void prepare_for_plan(const Plan& plan) {
+  const fs::path work = fs::temp_directory_path() / ("launchlab-prepare-" + std::to_string(getpid()));
+  std::vector<std::string> argv = {"/proc/self/exe", "grade", "--prepare", "--work", work.string()};
+  const std::vector<std::string> options = plan_grade_arguments(plan);
+  argv.insert(argv.end(), options.begin(), options.end());
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(plan.timeout_seconds);
+  limits.output_limit = 256u << 20;
+  limits.output_kept = 1u << 20;
+  const fs::path log_file = state_dir(plan.out) / "prepare.log";
+  TimedLog log(log_file);
+  grader::RunWatch watch = [&](std::string_view fresh, double seconds) -> std::optional<std::string> {
+    log.add(fresh, seconds);
+    if (stopping) return std::string("was stopped (grade-class was interrupted)");
+    return std::nullopt;
+  };
+  std::cout << "preparing the course: its trusted part and the reference's transcripts, once for every grading"
+            << std::endl;
+  RunOutcome outcome = run_limited(argv, plan.out, plan_grade_environment(plan), limits, watch);
+  std::error_code ignored;
+  fs::remove_all(work, ignored);
+  if (outcome.exited_cleanly()) {
+    std::cout << "prepared in " << std::fixed << std::setprecision(1) << outcome.seconds << " s" << std::endl;
+  } else {
+    std::cout << "preparing the course " << outcome.describe(limits) << " (" << log_file.string()
+              << " says why); the gradings go on and say what they could not grade" << std::endl;
+  }
+}
+
 GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   const fs::path dir = plan.out / task.student;
   fs::create_directories(dir);
@@ -251,23 +313,10 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   const std::string program = on_slurm ? plan.cli.string() : "/proc/self/exe";
   std::vector<std::string> argv = {program, "grade", "--submission", task.folder.string(),
                                    "--work", work.string(), "--json", results.string()};
-  if (!plan.labs.empty()) {
-    std::string labs;
-    for (const auto& slug : plan.labs) labs += (labs.empty() ? "" : ",") + slug;
-    argv.insert(argv.end(), {"--labs", labs});
-  }
   if (task.seed) argv.insert(argv.end(), {"--seed", std::to_string(*task.seed)});
-  argv.insert(argv.end(), plan.grade_args.begin(), plan.grade_args.end());
-  std::vector<std::string> environment = {"LAUNCHLAB_ROOT=" + plan.root.string(),
-                                          "LAUNCHLAB_BUILD_DIR=" + plan.build.string()};
-  if (!on_slurm) {
-    // Gradings side by side on this host take turns on the GPU (run.cpp
-    // holds this lock around a GPU lab's runs); Slurm's --gres gives each
-    // task a GPU of its own instead.
-    const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
-    environment.push_back("LAUNCHLAB_GPU_LOCK=" +
-                          (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
-  }
+  const std::vector<std::string> options = plan_grade_arguments(plan);
+  argv.insert(argv.end(), options.begin(), options.end());
+  std::vector<std::string> environment = plan_grade_environment(plan);
 
   std::optional<SandboxUserTurn> user_turn = take_sandbox_user();
   if (user_turn) environment.push_back("LAUNCHLAB_SANDBOX_USER=" + user_turn->user);
@@ -489,10 +538,9 @@ int run_local(const Plan& plan, int jobs) {
     if (!outcome.graded) failed.push_back(task.student);
     return true;
   };
-  // The first grading runs alone: it builds the trusted part and records
-  // the reference's transcripts (twice, so that they may be kept), which
-  // the gradings after it read instead of each doing the same at once.
-  grade_next();
+  // Prepared first, alone: the gradings side by side read the trusted part
+  // and the reference's transcripts instead of each making them at once.
+  if (!plan.tasks.empty()) prepare_for_plan(plan);
   auto worker = [&] {
     while (grade_next()) {
     }

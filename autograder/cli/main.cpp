@@ -109,6 +109,7 @@ struct GradeArguments {
   std::string student;            ///< empty: the submission folder's name
   int time_limit_seconds = 0;     ///< 0: none
   std::vector<std::string> cmake_args;
+  bool prepare = false;           ///< build the trusted part and keep the reference's transcripts; grade nothing
 };
 
 CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) {
@@ -118,10 +119,10 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
   grade.group("Grading");
   // A missing folder is the instructor's mistake, which results.json reports
   // (command_grade), rather than an error before results.json is written.
-  grade.add_option("--submission", args.submission,
+  CLI::Option* submission = grade.add_option("--submission", args.submission,
                    "the student's files: DIR/labs/NN_slug/FILE, DIR/NN_slug/FILE or DIR/FILE (default: this course's labs/)")
       ->type_name("DIR");
-  grade.add_option("--json", args.json, "where Gradescope's results.json goes (default: WORK/results.json)")->type_name("PATH");
+  CLI::Option* json = grade.add_option("--json", args.json, "where Gradescope's results.json goes (default: WORK/results.json)")->type_name("PATH");
   grade.add_option("--labs", args.labs, "grade only these labs, by number or slug (default: every lab)")
       ->type_name("NN,NN")->delimiter(',')->transform(course.lab_number(true));
   grade.add_option("--work", args.work, "where the submission is built and run, emptied at every grading (default: BUILD/grade)")
@@ -149,23 +150,79 @@ CLI::App& define_grade(CLI::App& app, GradeArguments& args, CourseLabs& course) 
       ->type_name("SECONDS")->check(whole_number(1, 7 * 24 * 3600));
   grade.add_option("--cmake-arg", args.cmake_args, "one more option for configuring the graded tree; repeat it for more")
       ->type_name("-DX=Y")->allow_extra_args(false);
+  grade.add_flag("--prepare", args.prepare,
+                 "grade nothing: build the committed course's trusted part and keep its reference transcripts for "
+                 "the gradings to come (once per revision: an image, Gradescope's setup, before a class)")
+      ->excludes(submission)->excludes(json);
   grade.footer("Only the student files each lab.toml names are taken from the submission. The exit status is 0 only on\n"
                "full marks of what could run here.");
   return grade;
 }
 
-int command_grade(const Context& ctx, const GradeArguments& args) {
-  // Before anything runs: the processes the grading starts cannot ptrace
-  // the grader, read its memory or write its /proc files.
-  harden_grader_process();
-  const auto start = std::chrono::steady_clock::now();
+/// The options every grading of this course takes from the command line
+/// alike, whether it grades a submission or prepares for those to come.
+GradeOptions course_grading_options(const Context& ctx, const GradeArguments& args) {
   GradeOptions options;
   options.course_root = ctx.root;
-  options.submission = args.submission.empty() ? ctx.root : fs::absolute(args.submission);
   options.work_dir = args.work.empty() ? ctx.build / "grade" : fs::absolute(args.work);
   // The committed course's trusted part is kept beside the build, so that a
   // second grading of the same revision rebuilds only the learner's files.
   options.trusted_dir = ctx.build / "graded-course";
+  // The course's list, not the one architecture a learner's re-tests build.
+  std::string architectures = LAUNCHLAB_GRADE_CUDA_ARCHITECTURES;
+  std::replace(architectures.begin(), architectures.end(), ',', ';');
+  options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
+  options.cmake_args.insert(options.cmake_args.end(), args.cmake_args.begin(), args.cmake_args.end());
+  if (args.test_timeout_seconds > 0) options.test_timeout_seconds = args.test_timeout_seconds;
+  if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
+  options.seed = args.seed;
+  options.only_labs = args.labs;
+  return options;
+}
+
+/// `launchlab grade --prepare`: what was made ready, lab by lab; exits 1
+/// when the course's own part of a lab did not build.
+int command_prepare(const Context& ctx, const GradeArguments& args) {
+  harden_grader_process();
+  GradeOptions options = course_grading_options(ctx, args);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<PreparedLab> prepared;
+  try {
+    if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
+      throw std::runtime_error("no private tests folder " + options.private_tests.string());
+    }
+    options.sandbox = choose_sandbox();
+    prepared = prepare_course(options, detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR));
+  } catch (const std::exception& error) {
+    std::cout << "launchlab grade --prepare: " << error.what() << "\n";
+    return 1;
+  }
+  bool ready = true;
+  for (const auto& lab : prepared) {
+    if (!lab.problem.empty()) {
+      ready = false;
+      std::cout << lab.slug << ": NOT READY: " << lab.problem << "\n";
+      continue;
+    }
+    std::cout << lab.slug << ": ready: the reference's transcripts of " << lab.kept << " of "
+              << lab.kept + lab.run_every_time.size() << " tests kept";
+    if (!lab.run_every_time.empty()) std::cout << ", the others run at every grading (they measure or draw from the seed)";
+    std::cout << "\n";
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << (ready ? "Prepared" : "Prepared with problems") << " in " << std::fixed << std::setprecision(0) << seconds
+            << " s: every grading of this revision now builds and runs the submission's part only.\n";
+  return ready ? 0 : 1;
+}
+
+int command_grade(const Context& ctx, const GradeArguments& args) {
+  if (args.prepare) return command_prepare(ctx, args);
+  // Before anything runs: the processes the grading starts cannot ptrace
+  // the grader, read its memory or write its /proc files.
+  harden_grader_process();
+  const auto start = std::chrono::steady_clock::now();
+  GradeOptions options = course_grading_options(ctx, args);
+  options.submission = args.submission.empty() ? ctx.root : fs::absolute(args.submission);
   fs::path json_path = args.json.empty() ? options.work_dir / "results.json" : fs::absolute(args.json);
   std::optional<WallClockLimit> wall_clock;
   if (args.time_limit_seconds > 0) {
@@ -178,15 +235,6 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
       std::cout << "launchlab grade: stopped by the wall clock after " << limit << " s\n" << std::flush;
     });
   }
-  // The course's list, not the one architecture a learner's re-tests build.
-  std::string architectures = LAUNCHLAB_GRADE_CUDA_ARCHITECTURES;
-  std::replace(architectures.begin(), architectures.end(), ',', ';');
-  options.cmake_args.push_back("-DLAUNCHLAB_CUDA_ARCHITECTURES=" + architectures);
-  options.cmake_args.insert(options.cmake_args.end(), args.cmake_args.begin(), args.cmake_args.end());
-  if (args.test_timeout_seconds > 0) options.test_timeout_seconds = args.test_timeout_seconds;
-  if (!args.private_tests.empty()) options.private_tests = fs::absolute(args.private_tests);
-  options.seed = args.seed;
-  options.only_labs = args.labs;
   std::string seed_derivation = args.seed.empty() ? "none" : "given (--seed)";
   GradingPhases phases;
   options.phases = &phases;

@@ -228,7 +228,108 @@ void run_side_by_side(const std::vector<LabResult*>& results, const std::functio
   if (failure) std::rethrow_exception(failure);
 }
 
+/// The committed course and its trusted part, built (or found built) in the
+/// grader's own folder before any submitted code is looked at.
+struct TrustedCourse {
+  fs::path trusted_dir;
+  CommittedCourse course;
+  std::vector<Lab> all_labs;
+  std::vector<Lab> labs;  ///< those graded, with the private tests merged in
+  /// A student edition holds no solutions: the expectations exported with it
+  /// stand in for the reference programs.
+  std::optional<Expectations> expectations;
+  BuildSettings build;
+  TrustedBuild trusted;
+  /// What the reference's transcripts depend on besides the program.
+  std::string reference_identity;
+};
+
+TrustedCourse take_trusted_part(const GradeOptions& options, const Capabilities& capabilities) {
+  TrustedCourse taken;
+  taken.trusted_dir = options.trusted_dir.empty() ? options.work_dir / "trusted" : options.trusted_dir;
+  // The committed course with its solutions and tests, and the reference
+  // programs: the grader's alone.
+  fs::create_directories(taken.trusted_dir);
+  fs::permissions(taken.trusted_dir, fs::perms::owner_all);
+
+  // Gradings side by side (grade-class) share the trusted part: one builds
+  // it while the others wait for it, then they all use it as it is.
+  FileLock building_trusted_part(taken.trusted_dir / ".launchlab-lock");
+  log(options, "taking the committed course");
+  taken.course = export_committed_course(options.course_root, taken.trusted_dir / "course", options.private_tests);
+  taken.all_labs = load_course(taken.course.root);
+  taken.labs = labs_to_grade(taken.all_labs, options.only_labs);
+  if (taken.labs.empty()) throw std::runtime_error("no lab to grade");
+  if (!options.private_tests.empty()) add_private_tests(options.private_tests, taken.labs);
+
+  taken.expectations = find_expectations(taken.course.root);
+  if (taken.expectations && (!options.seed.empty() || !options.private_tests.empty())) {
+    throw std::runtime_error("this is a student edition: its expectations are the public tests' with their own inputs, "
+                             "so it takes neither --seed nor --private-tests (the course's grader does)");
+  }
+
+  taken.build.without_reference = taken.expectations.has_value();
+  taken.build.cmake_args = options.cmake_args;
+  taken.build.timeout_seconds = options.build_timeout_seconds;
+  taken.build.sandbox = options.sandbox;
+  if (options.verbose) taken.build.progress = &std::cerr;
+
+  log(options, "building the course's reference programs and tests");
+  taken.trusted = build_trusted_part(taken.course, taken.labs, taken.trusted_dir / "build", taken.build);
+  if (!taken.trusted.configure_problem.empty()) throw std::runtime_error(taken.trusted.configure_problem);
+  for (const auto& [slug, why] : taken.trusted.failed) {
+    // The instructor's to read (private tests that do not compile, say); the
+    // learner is only told that the lab could not be graded.
+    std::cerr << "launchlab grade: COURSE PROBLEM in " << slug << ": " << why << std::endl;
+  }
+  // The reference's transcripts are kept in the grader's own folder, keyed
+  // by what they depend on, and reused once two runs agreed on them.
+  taken.reference_identity =
+      "course " + read_text(taken.course.root / ".launchlab-export") + "\n" + capabilities.machine;
+  return taken;
+}
+
+/// How a lab's programs run in a grading of these options: the seed, and
+/// the reference's transcripts kept in the grader's own folder.
+RunSettings lab_run_settings(const GradeOptions& options, const TrustedCourse& taken, const Lab& lab) {
+  RunSettings settings;
+  settings.sandbox = options.sandbox;
+  if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
+  settings.reference_cache = taken.trusted_dir / "reference-transcripts" / (lab.slug + ".json");
+  settings.reference_identity = taken.reference_identity;
+  settings.reference_runs_to_agree = 2;
+  return settings;
+}
+
+/// The lab as these options run it (a test time limit of their own).
+Lab with_options(Lab lab, const GradeOptions& options) {
+  if (options.test_timeout_seconds) lab.test_timeout_seconds = *options.test_timeout_seconds;
+  return lab;
+}
+
 }  // namespace
+
+std::vector<PreparedLab> prepare_course(const GradeOptions& options, const Capabilities& capabilities) {
+  prepare_work_dir(options.work_dir);
+  const TrustedCourse taken = take_trusted_part(options, capabilities);
+  std::vector<PreparedLab> prepared;
+  for (const auto& graded : taken.labs) {
+    const Lab lab = with_options(graded, options);
+    PreparedLab entry{lab.slug, "", 0, {}};
+    if (auto failed = taken.trusted.failed.find(lab.slug); failed != taken.trusted.failed.end()) {
+      entry.problem = failed->second;
+    } else if (!taken.expectations) {
+      log(options, "running the reference program of " + lab.slug);
+      entry.run_every_time =
+          prepare_reference_transcripts(lab, taken.trusted.build_dir / "tests" / lab.reference_binary_name(),
+                                        options.work_dir / "run" / lab.slug, capabilities,
+                                        lab_run_settings(options, taken, lab));
+      entry.kept = static_cast<int>(lab.tests.size() - entry.run_every_time.size());
+    }
+    prepared.push_back(std::move(entry));
+  }
+  return prepared;
+}
 
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities) {
   GradingPhases phases;
@@ -240,47 +341,13 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     return seconds;
   };
   prepare_work_dir(options.work_dir);
-  const fs::path trusted_dir = options.trusted_dir.empty() ? options.work_dir / "trusted" : options.trusted_dir;
-  // The committed course with its solutions and tests, and the reference
-  // programs: the grader's alone.
-  fs::create_directories(trusted_dir);
-  fs::permissions(trusted_dir, fs::perms::owner_all);
-
-  // Gradings side by side (grade-class) share the trusted part: one builds
-  // it while the others wait for it, then they all use it as it is.
-  std::optional<FileLock> building_trusted_part(trusted_dir / ".launchlab-lock");
-  log(options, "taking the committed course");
-  CommittedCourse course = export_committed_course(options.course_root, trusted_dir / "course", options.private_tests);
-  const std::vector<Lab> all_labs = load_course(course.root);
-  std::vector<Lab> labs = labs_to_grade(all_labs, options.only_labs);
-  if (labs.empty()) throw std::runtime_error("no lab to grade");
-  if (!options.private_tests.empty()) add_private_tests(options.private_tests, labs);
-
-  // A student edition holds no solutions: the expectations exported with it
-  // stand in for the reference programs.
-  const std::optional<Expectations> expectations = find_expectations(course.root);
-  if (expectations && (!options.seed.empty() || !options.private_tests.empty())) {
-    throw std::runtime_error("this is a student edition: its expectations are the public tests' with their own inputs, "
-                             "so it takes neither --seed nor --private-tests (the course's grader does)");
-  }
-
-  BuildSettings build;
-  build.without_reference = expectations.has_value();
-  build.cmake_args = options.cmake_args;
-  build.timeout_seconds = options.build_timeout_seconds;
-  build.sandbox = options.sandbox;
-  if (options.verbose) build.progress = &std::cerr;
-
-  // The trusted part builds before any submitted code is even looked at.
-  log(options, "building the course's reference programs and tests");
-  TrustedBuild trusted = build_trusted_part(course, labs, trusted_dir / "build", build);
-  if (!trusted.configure_problem.empty()) throw std::runtime_error(trusted.configure_problem);
-  for (const auto& [slug, why] : trusted.failed) {
-    // The instructor's to read (private tests that do not compile, say); the
-    // learner is only told that the lab could not be graded.
-    std::cerr << "launchlab grade: COURSE PROBLEM in " << slug << ": " << why << std::endl;
-  }
-  building_trusted_part.reset();
+  const TrustedCourse taken = take_trusted_part(options, capabilities);
+  const CommittedCourse& course = taken.course;
+  const std::vector<Lab>& all_labs = taken.all_labs;
+  const std::vector<Lab>& labs = taken.labs;
+  const std::optional<Expectations>& expectations = taken.expectations;
+  const BuildSettings& build = taken.build;
+  const TrustedBuild& trusted = taken.trusted;
   phases.trusted_seconds = phase_seconds();
 
   log(options, "taking the submission's files");
@@ -322,21 +389,12 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     }
     results.push_back(std::move(result));
   }
-  // The reference's transcripts are kept in the grader's own folder, keyed
-  // by what they depend on, and reused once two runs agreed on them.
-  std::string reference_identity = "course " + read_text(course.root / ".launchlab-export") + "\n" + capabilities.machine;
   auto grade_lab = [&](LabResult& result) {
-    Lab lab = result.lab;
-    if (options.test_timeout_seconds) lab.test_timeout_seconds = *options.test_timeout_seconds;
+    const Lab lab = with_options(result.lab, options);
     log(options, "running the tests of " + lab.slug);
-    RunSettings settings;
+    RunSettings settings = lab_run_settings(options, taken, lab);
     settings.guard = &guard;
-    settings.sandbox = options.sandbox;
     settings.test_data = data_dir;
-    if (!options.seed.empty()) settings.environment.push_back("LAUNCHLAB_SEED=" + options.seed);
-    settings.reference_cache = trusted_dir / "reference-transcripts" / (lab.slug + ".json");
-    settings.reference_identity = reference_identity;
-    settings.reference_runs_to_agree = 2;
     settings.phases = &phases.labs.at(lab.slug);
     // Lab by lab: whatever goes wrong while one lab is graded costs that
     // lab alone, and the labs graded before and after it keep their grades.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -241,6 +242,16 @@ RunLimits lab_limits(const Lab& lab) {
   return limits;
 }
 
+/// Gradings side by side on one host (grade-class) take turns on the GPU:
+/// LAUNCHLAB_GPU_LOCK names a lock file held around a GPU lab's programs, so
+/// that no timing test shares the GPU with another grading. Null when the
+/// lab needs no turn.
+std::unique_ptr<FileLock> take_gpu_turn(const Lab& lab, const Capabilities& capabilities) {
+  const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
+  if (!capabilities.gpu || !gpu_lock || !*gpu_lock || lab.gpu_need() == course::GpuNeed::none) return nullptr;
+  return std::make_unique<FileLock>(grader_lock_path(gpu_lock));
+}
+
 std::vector<std::string> test_environment(const RunSettings& settings) {
   std::vector<std::string> environment = {"GTEST_COLOR=no"};
   environment.insert(environment.end(), settings.environment.begin(), settings.environment.end());
@@ -470,6 +481,28 @@ ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const
   return runs;
 }
 
+}  // namespace
+
+std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const fs::path& program, const fs::path& scratch,
+                                                       const Capabilities& capabilities, const RunSettings& settings) {
+  const std::vector<std::string> environment = test_environment(settings);
+  if (!settings.reference_cache.empty()) {
+    const auto gpu_turn = take_gpu_turn(lab, capabilities);
+    make_reference_scratch(scratch / "reference");
+    LabPhases phases;
+    cached_reference_runs(lab, program, scratch / "reference", environment, lab_limits(lab), settings, phases);
+  }
+  const ReferenceCache kept(settings.reference_cache, reference_cache_key(program, environment, settings.reference_identity),
+                            settings.reference_runs_to_agree);
+  std::vector<std::string> run_every_time;
+  for (const auto& test : lab.tests) {
+    if (test.measures || !kept.agreed(test.name)) run_every_time.push_back(test.name);
+  }
+  return run_every_time;
+}
+
+namespace {
+
 /// Why the GPU was unfair over a run, from its readings before and after.
 std::string unfairness_over(const std::optional<GpuState>& before, const std::optional<GpuState>& after) {
   std::string why = before ? before->unfairness() : "";
@@ -515,14 +548,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   const RunLimits limits = lab_limits(lab);
   std::vector<std::string> environment = test_environment(settings);
 
-  // Gradings side by side on one host (grade-class) take turns on the GPU:
-  // LAUNCHLAB_GPU_LOCK names a lock file held around both programs of a lab
-  // with GPU tests, so that no timing test shares the GPU with another grading.
-  std::optional<FileLock> gpu_turn;
-  const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
-  if (capabilities.gpu && gpu_lock && *gpu_lock && lab.gpu_need() != course::GpuNeed::none) {
-    gpu_turn.emplace(grader_lock_path(gpu_lock));
-  }
+  // Held around both programs of the lab.
+  const auto gpu_turn = take_gpu_turn(lab, capabilities);
 
   std::vector<std::string> tampering;
   LabPhases phases;

@@ -624,6 +624,32 @@ TEST_F(FixtureGrading, ANewSeedRunsOnlyWhatDrawsFromItAndAChangedReferenceProgra
   EXPECT_EQ(changed.total(), again.total()) << changed.run.output;
 }
 
+// Prepared once per revision, the course's first grading builds and runs
+// only the submission's part: the trusted part is built and the reference's
+// transcripts are kept, all but those of the tests that measure or draw from
+// the seed.
+TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscripts) {
+  fs::remove_all(kFixtureBuild / "graded-course" / "reference-transcripts");
+  RunLimits limits;
+  limits.timeout = std::chrono::minutes(14);
+  RunOutcome prepared = run_limited({LAUNCHLAB_CLI, "grade", "--prepare", "--work", scratch("prepare").string()}, {},
+                                    {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + kFixtureBuild.string()},
+                                    limits);
+  EXPECT_EQ(prepared.exit_code, 0) << prepared.output;
+  EXPECT_NE(prepared.output.find("00_alpha: ready: the reference's transcripts of 5 of 5 tests kept\n"), std::string::npos)
+      << prepared.output;
+  EXPECT_NE(prepared.output.find("01_beta: ready: the reference's transcripts of 1 of 3 tests kept, the others run at "
+                                 "every grading"),
+            std::string::npos)
+      << prepared.output;
+  EXPECT_EQ(prepared.output.find("results.json"), std::string::npos) << "nothing was graded:\n" << prepared.output;
+
+  Graded first = grade_fixture(solutions());
+  EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 5) << first.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(first, "01_beta").value("cache_hits", -1), 1) << first.results["extra_data"].dump(2);
+  EXPECT_EQ(first.run.exit_code, 0) << first.run.output;
+}
+
 TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
   // The fixture has no chapter pages; this copy also loses 01_beta's
   // solutions and the TODO of its starter, and nothing is built.

@@ -41,17 +41,16 @@ chmod -R go-rwx "$here"
 
 # The first build: the launchlab program and the course's trusted part, for
 # what this bundle grades (its launchlab.conf: the labs, the private tests),
-# so that each submission builds only its own files.
+# and the reference's transcripts (`grade --prepare`), so that each
+# submission builds and runs only its own part.
 LAUNCHLAB_GRADE_ARGS=""
 [[ -f "$here/launchlab.conf" ]] && . "$here/launchlab.conf"
-mkdir -p /tmp/empty-submission
 # shellcheck disable=SC2086  # the arguments are words on purpose
 env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader LAUNCHLAB_BUILD_ROOT=/var/lib/launchlab \
   LAUNCHLAB_SANDBOX=auto LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
   LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
-  /opt/launchlab/launchlab grade --submission /tmp/empty-submission --work /tmp/launchlab-grading \
-  --json /tmp/prebuild.json $LAUNCHLAB_GRADE_ARGS >/dev/null || true
-rm -rf /tmp/launchlab-grading /tmp/empty-submission /tmp/prebuild.json
+  /opt/launchlab/launchlab grade --prepare --work /tmp/launchlab-grading $LAUNCHLAB_GRADE_ARGS || true
+rm -rf /tmp/launchlab-grading
 
 # What the submissions' user can read of the course, the bundle and the
 # grader's build root, with the private tests this bundle grades with.

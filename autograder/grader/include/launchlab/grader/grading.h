@@ -190,6 +190,16 @@ std::vector<std::string> varying_reference_tests(const std::filesystem::path& re
 ReferenceRun run_reference_program(const Lab& lab, const std::filesystem::path& program,
                                    const std::filesystem::path& scratch, const RunSettings& settings = {});
 
+/// Runs a lab's reference program as a first grading would (twice over the
+/// tests whose transcripts are not kept yet, so that they may be), with no
+/// learner's program: what `launchlab grade --prepare` does once per
+/// revision, so that every grading after it finds them kept. Returns the
+/// tests whose transcripts are not kept, which run at every grading (they
+/// measure, draw from the seed, or did not finish).
+std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const std::filesystem::path& program,
+                                                       const std::filesystem::path& scratch,
+                                                       const Capabilities& capabilities, const RunSettings& settings);
+
 /// Runs both programs of a lab under the lab's limits in scratch/ and judges
 /// every test of lab.toml (judge.h), in its order. A crash, hang, flood or
 /// early exit of the learner's program costs the tests it touched, found from
@@ -248,6 +258,21 @@ struct GradeOptions {
 /// Problems of the submission become results; it throws only when the
 /// course itself is broken (no labs, an unreadable lab.toml).
 std::vector<LabResult> grade_submission(const GradeOptions& options, const Capabilities& capabilities);
+
+/// What `launchlab grade --prepare` made ready of one lab.
+struct PreparedLab {
+  std::string slug;
+  std::string problem;  ///< the course's: its trusted part did not build (empty: ready)
+  int kept = 0;         ///< tests whose reference transcripts are kept
+  std::vector<std::string> run_every_time;  ///< tests that measure or draw from the seed
+};
+
+/// Builds the committed course's trusted part in trusted_dir and keeps each
+/// graded lab's reference transcripts there, as grade_submission's first
+/// grading of a revision would, without a submission: an image, Gradescope's
+/// setup or grade-class prepares once, and every grading after it builds
+/// and runs only the learner's part. Throws as grade_submission does.
+std::vector<PreparedLab> prepare_course(const GradeOptions& options, const Capabilities& capabilities);
 
 /// The score table a person reads.
 void print_score_table(std::ostream& out, const std::vector<LabResult>& labs, const Capabilities& capabilities);
