@@ -266,8 +266,9 @@ std::vector<std::string> plan_grade_environment(const Plan& plan) {
 /// gradings: the trusted part built and the reference's transcripts kept, so
 /// that the gradings side by side after it build and run the submissions'
 /// parts only. Its output goes to OUT/.launchlab/prepare.log; a failure is
-/// said and the gradings go on (each says what of the course it could not grade).
-void prepare_for_plan(const Plan& plan) {
+/// said and the gradings go on (each says what of the course it could not
+/// grade). Returns whether it prepared.
+bool prepare_for_plan(const Plan& plan) {
   const fs::path work = fs::temp_directory_path() / ("launchlab-prepare-" + std::to_string(getpid()));
   std::vector<std::string> argv = {"/proc/self/exe", "grade", "--prepare", "--work", work.string()};
   const std::vector<std::string> options = plan_grade_arguments(plan);
@@ -294,6 +295,7 @@ void prepare_for_plan(const Plan& plan) {
     std::cout << "preparing the course " << outcome.describe(limits) << " (" << log_file.string()
               << " says why); the gradings go on and say what they could not grade" << std::endl;
   }
+  return outcome.exited_cleanly();
 }
 
 GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
@@ -613,6 +615,8 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
   } catch (const std::exception&) {
     throw std::runtime_error("sbatch cannot be run here: --engine slurm needs Slurm's commands on PATH");
   }
+  write_job_script(state / "prepare.sh", "The course made ready for the array: its trusted part and the reference's transcripts",
+                   plan, "--prepare");
   write_job_script(state / "grade-task.sh", "One student's grading, a task of the array", plan, "--task \"$SLURM_ARRAY_TASK_ID\"");
   write_job_script(state / "collect.sh", "The gradebook, once every task has ended", plan, "--collect");
   const auto submitted = fs::file_time_type::clock::now();
@@ -620,7 +624,20 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
   std::vector<std::string> waited_for;
   std::string array;
   if (!plan.tasks.empty()) {
-    std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=launchlab-grade",
+    // One job makes the course ready; the array starts once it has ended,
+    // whatever its end (afterany): were it to fail, each grading says what
+    // of the course it could not grade, rather than an array that never runs.
+    std::vector<std::string> prepare = {"sbatch", "--parsable", "--job-name=launchlab-prepare",
+                                        "--output=" + (logs / "prepare-%j.out").string(),
+                                        "--cpus-per-task=" + std::to_string(args.cpus_per_task),
+                                        "--time=" + std::to_string(plan.timeout_seconds / 60 + 10)};
+    if (plan_needs_gpu(plan)) prepare.push_back("--gres=gpu:1");
+    prepare.insert(prepare.end(), args.sbatch_args.begin(), args.sbatch_args.end());
+    prepare.push_back((state / "prepare.sh").string());
+    const std::string prepared = job_id(slurm(prepare));
+    waited_for.push_back(prepared);
+    std::cout << "submitted job " << prepared << " to prepare the course\n";
+    std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=launchlab-grade", "--dependency=afterany:" + prepared,
                                      "--array=0-" + std::to_string(plan.tasks.size() - 1) +
                                          (args.jobs > 0 ? "%" + std::to_string(args.jobs) : ""),
                                      "--output=" + (logs / "grade-%A_%a.out").string(),
@@ -724,9 +741,10 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
 
 int grade_class(const fs::path& root, const fs::path& build, const GradeClassArguments& args) {
   stop_on_interrupt();
-  if (args.task >= 0 || args.collect) {
+  if (args.task >= 0 || args.collect || args.prepare) {
     // A job of a submitted run: what to do is in the plan.
     const Plan plan = load_plan(fs::absolute(args.out));
+    if (args.prepare) return prepare_for_plan(plan) ? 0 : 1;
     if (args.collect) {
       print_collected(plan, collect(plan));
       return 0;

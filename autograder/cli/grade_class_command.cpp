@@ -60,6 +60,7 @@ CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI
                      "slurm: how long to wait for the jobs (default 43200); 0 submits them and returns")
       ->type_name("SECONDS")->check(whole_number(0, 30 * 24 * 3600));
   // What the submitted jobs run; not for people.
+  command.add_flag("--prepare", args.prepare, "")->group("");
   command.add_option("--task", args.task, "")->group("")->check(whole_number(0, 1 << 30));
   command.add_flag("--collect", args.collect, "")->group("");
   command.footer(

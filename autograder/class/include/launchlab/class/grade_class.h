@@ -48,8 +48,9 @@ struct GradeClassArguments {
   std::vector<std::string> sbatch_args;
   int cpus_per_task = 2;
   int wait_seconds = 12 * 3600;
-  // What the Slurm jobs that grade-class submits run: one student's grading,
-  // or the gradebook.
+  // What the Slurm jobs that grade-class submits run: the course made ready
+  // (launchlab grade --prepare), one student's grading, or the gradebook.
+  bool prepare = false;
   int task = -1;
   bool collect = false;
 };
