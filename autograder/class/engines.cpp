@@ -627,26 +627,27 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
     // One job makes the course ready; the array starts once it has ended,
     // whatever its end (afterany): were it to fail, each grading says what
     // of the course it could not grade, rather than an array that never runs.
-    std::vector<std::string> prepare = {"sbatch", "--parsable", "--job-name=launchlab-prepare",
-                                        "--output=" + (logs / "prepare-%j.out").string(),
-                                        "--cpus-per-task=" + std::to_string(args.cpus_per_task),
-                                        "--time=" + std::to_string(plan.timeout_seconds / 60 + 10)};
-    if (plan_needs_gpu(plan)) prepare.push_back("--gres=gpu:1");
-    prepare.insert(prepare.end(), args.sbatch_args.begin(), args.sbatch_args.end());
-    prepare.push_back((state / "prepare.sh").string());
-    const std::string prepared = job_id(slurm(prepare));
+    // A job of a grading's size: its cores, its time, a GPU where a lab needs one.
+    auto grading_job = [&](const std::string& name, const std::vector<std::string>& options, const fs::path& script) {
+      std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
+                                       "--cpus-per-task=" + std::to_string(args.cpus_per_task),
+                                       "--time=" + std::to_string(plan.timeout_seconds / 60 + 10)};
+      argv.insert(argv.end(), options.begin(), options.end());
+      if (plan_needs_gpu(plan)) argv.push_back("--gres=gpu:1");
+      argv.insert(argv.end(), args.sbatch_args.begin(), args.sbatch_args.end());
+      argv.push_back(script.string());
+      return job_id(slurm(argv));
+    };
+    const std::string prepared =
+        grading_job("launchlab-prepare", {"--output=" + (logs / "prepare-%j.out").string()}, state / "prepare.sh");
     waited_for.push_back(prepared);
     std::cout << "submitted job " << prepared << " to prepare the course\n";
-    std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=launchlab-grade", "--dependency=afterany:" + prepared,
-                                     "--array=0-" + std::to_string(plan.tasks.size() - 1) +
-                                         (args.jobs > 0 ? "%" + std::to_string(args.jobs) : ""),
-                                     "--output=" + (logs / "grade-%A_%a.out").string(),
-                                     "--cpus-per-task=" + std::to_string(args.cpus_per_task),
-                                     "--time=" + std::to_string(plan.timeout_seconds / 60 + 10)};
-    if (plan_needs_gpu(plan)) argv.push_back("--gres=gpu:1");
-    argv.insert(argv.end(), args.sbatch_args.begin(), args.sbatch_args.end());
-    argv.push_back((state / "grade-task.sh").string());
-    array = job_id(slurm(argv));
+    array = grading_job("launchlab-grade",
+                        {"--dependency=afterany:" + prepared,
+                         "--array=0-" + std::to_string(plan.tasks.size() - 1) +
+                             (args.jobs > 0 ? "%" + std::to_string(args.jobs) : ""),
+                         "--output=" + (logs / "grade-%A_%a.out").string()},
+                        state / "grade-task.sh");
     waited_for.push_back(array);
     std::cout << "submitted job array " << array << ": " << plan.tasks.size() << " gradings"
               << (plan_needs_gpu(plan) ? ", each with a GPU (--gres=gpu:1)" : "") << "\n";
