@@ -418,15 +418,20 @@ class ReferenceCache {
     write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
   }
 
- private:
-  nlohmann::json load() const {
-    const nlohmann::json whole = nlohmann::json::parse(read_text(file_), nullptr, false);
-    if (!whole.is_object() || whole.value("key", std::string()) != key_ || !whole.contains("tests") ||
+  /// The tests a cache file keeps, {name: {"transcript", "runs",
+  /// "varying"}}: none when the file is missing or malformed, or when `key`
+  /// is given and the file's is another.
+  static nlohmann::json tests_in(const fs::path& file, const std::optional<std::string>& key) {
+    const nlohmann::json whole = nlohmann::json::parse(read_text(file), nullptr, false);
+    if (!whole.is_object() || (key && whole.value("key", std::string()) != *key) || !whole.contains("tests") ||
         !whole["tests"].is_object()) {
       return nlohmann::json::object();
     }
     return whole["tests"];
   }
+
+ private:
+  nlohmann::json load() const { return tests_in(file_, key_); }
 
   fs::path file_;
   std::string key_;
@@ -445,14 +450,19 @@ std::map<std::string, std::string> finished_sections(const ProgramRuns& runs) {
   return finished;
 }
 
+/// The cache of a reference program's transcripts run with this environment.
+ReferenceCache reference_cache_of(const fs::path& program, const std::vector<std::string>& environment,
+                                  const RunSettings& settings) {
+  return ReferenceCache(settings.reference_cache, reference_cache_key(program, environment, settings.reference_identity),
+                        settings.reference_runs_to_agree);
+}
+
 /// The reference's half from the cache where runs agreed on it, the rest
 /// run now (a test seen once is run a second time at once, so that the
 /// next grading reads it).
 ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const fs::path& scratch,
                                   const std::vector<std::string>& environment, const RunLimits& limits,
-                                  const RunSettings& settings, LabPhases& phases) {
-  ReferenceCache cache(settings.reference_cache, reference_cache_key(program, environment, settings.reference_identity),
-                       settings.reference_runs_to_agree);
+                                  ReferenceCache& cache, LabPhases& phases) {
   std::string cached_text;
   std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never kept
   for (const auto& test : lab.tests) {
@@ -486,17 +496,16 @@ ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const
 std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const fs::path& program, const fs::path& scratch,
                                                        const Capabilities& capabilities, const RunSettings& settings) {
   const std::vector<std::string> environment = test_environment(settings);
+  ReferenceCache cache = reference_cache_of(program, environment, settings);
   if (!settings.reference_cache.empty()) {
     const auto gpu_turn = take_gpu_turn(lab, capabilities);
     make_reference_scratch(scratch / "reference");
     LabPhases phases;
-    cached_reference_runs(lab, program, scratch / "reference", environment, lab_limits(lab), settings, phases);
+    cached_reference_runs(lab, program, scratch / "reference", environment, lab_limits(lab), cache, phases);
   }
-  const ReferenceCache kept(settings.reference_cache, reference_cache_key(program, environment, settings.reference_identity),
-                            settings.reference_runs_to_agree);
   std::vector<std::string> run_every_time;
   for (const auto& test : lab.tests) {
-    if (test.measures || !kept.agreed(test.name)) run_every_time.push_back(test.name);
+    if (test.measures || !cache.agreed(test.name)) run_every_time.push_back(test.name);
   }
   return run_every_time;
 }
@@ -522,9 +531,8 @@ nlohmann::json readings_json(const std::optional<GpuState>& before, const std::o
 
 std::vector<std::string> varying_reference_tests(const fs::path& reference_cache) {
   std::vector<std::string> varying;
-  const nlohmann::json whole = nlohmann::json::parse(read_text(reference_cache), nullptr, false);
-  if (!whole.is_object() || !whole.contains("tests") || !whole["tests"].is_object()) return varying;
-  for (const auto& [test, entry] : whole["tests"].items()) {
+  const nlohmann::json tests = ReferenceCache::tests_in(reference_cache, std::nullopt);
+  for (const auto& [test, entry] : tests.items()) {
     if (entry.is_object() && entry.value("varying", false)) varying.push_back(test);
   }
   return varying;
@@ -564,7 +572,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
                             Sandbox{}, nullptr, tampering, "the reference's");
     phases.measured_tests = test_names(lab);
   } else {
-    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment, limits, settings, phases);
+    ReferenceCache cache = reference_cache_of(programs.reference, environment, settings);
+    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment, limits, cache, phases);
   }
   phases.reference_seconds = stopwatch.lap();
   SandboxView view;
