@@ -234,32 +234,51 @@ std::optional<SandboxUserTurn> take_sandbox_user() {
   return std::nullopt;
 }
 
-/// What every `launchlab grade` of the plan is given besides its
-/// submission: the labs and the plan's grading options.
-std::vector<std::string> plan_grade_arguments(const Plan& plan) {
-  std::vector<std::string> argv;
+/// The limits of one `launchlab grade` of the plan.
+RunLimits grade_limits(const Plan& plan) {
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(plan.timeout_seconds);
+  limits.output_limit = 256u << 20;
+  limits.output_kept = 1u << 20;
+  return limits;
+}
+
+/// Runs `launchlab grade ARGUMENTS` with the plan's labs, options and
+/// environment (and `environment` besides), under grade_limits(), its output
+/// kept in log_file with the time of each line.
+RunOutcome run_launchlab_grade(const Plan& plan, const std::vector<std::string>& arguments,
+                               const std::vector<std::string>& environment, const fs::path& log_file) {
+  // Here the gradings run this very program, even if it is rebuilt meanwhile
+  // (the kernel keeps its image); a Slurm job names it by its path.
+  const bool on_slurm = plan.engine == "slurm";
+  std::vector<std::string> argv = {on_slurm ? plan.cli.string() : "/proc/self/exe", "grade"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
   if (!plan.labs.empty()) {
     std::string labs;
     for (const auto& slug : plan.labs) labs += (labs.empty() ? "" : ",") + slug;
     argv.insert(argv.end(), {"--labs", labs});
   }
   argv.insert(argv.end(), plan.grade_args.begin(), plan.grade_args.end());
-  return argv;
-}
 
-/// The environment of every `launchlab grade` of the plan.
-std::vector<std::string> plan_grade_environment(const Plan& plan) {
-  std::vector<std::string> environment = {"LAUNCHLAB_ROOT=" + plan.root.string(),
-                                          "LAUNCHLAB_BUILD_DIR=" + plan.build.string()};
-  if (plan.engine != "slurm") {
+  std::vector<std::string> variables = {"LAUNCHLAB_ROOT=" + plan.root.string(),
+                                        "LAUNCHLAB_BUILD_DIR=" + plan.build.string()};
+  if (!on_slurm) {
     // Gradings side by side on this host take turns on the GPU (run.cpp
     // holds this lock around a GPU lab's runs); Slurm's --gres gives each
     // task a GPU of its own instead.
     const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
-    environment.push_back("LAUNCHLAB_GPU_LOCK=" +
-                          (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
+    variables.push_back("LAUNCHLAB_GPU_LOCK=" +
+                        (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));
   }
-  return environment;
+  variables.insert(variables.end(), environment.begin(), environment.end());
+
+  TimedLog log(log_file);
+  grader::RunWatch watch = [&](std::string_view fresh, double seconds) -> std::optional<std::string> {
+    log.add(fresh, seconds);
+    if (stopping) return std::string("was stopped (grade-class was interrupted)");
+    return std::nullopt;
+  };
+  return run_limited(argv, plan.out, variables, grade_limits(plan), watch);
 }
 
 /// `launchlab grade --prepare` for the plan's labs and options, before its
@@ -270,29 +289,16 @@ std::vector<std::string> plan_grade_environment(const Plan& plan) {
 /// grade). Returns whether it prepared.
 bool prepare_for_plan(const Plan& plan) {
   const fs::path work = fs::temp_directory_path() / ("launchlab-prepare-" + std::to_string(getpid()));
-  std::vector<std::string> argv = {"/proc/self/exe", "grade", "--prepare", "--work", work.string()};
-  const std::vector<std::string> options = plan_grade_arguments(plan);
-  argv.insert(argv.end(), options.begin(), options.end());
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(plan.timeout_seconds);
-  limits.output_limit = 256u << 20;
-  limits.output_kept = 1u << 20;
   const fs::path log_file = state_dir(plan.out) / "prepare.log";
-  TimedLog log(log_file);
-  grader::RunWatch watch = [&](std::string_view fresh, double seconds) -> std::optional<std::string> {
-    log.add(fresh, seconds);
-    if (stopping) return std::string("was stopped (grade-class was interrupted)");
-    return std::nullopt;
-  };
   std::cout << "preparing the course: its trusted part and the reference's transcripts, once for every grading"
             << std::endl;
-  RunOutcome outcome = run_limited(argv, plan.out, plan_grade_environment(plan), limits, watch);
+  const RunOutcome outcome = run_launchlab_grade(plan, {"--prepare", "--work", work.string()}, {}, log_file);
   std::error_code ignored;
   fs::remove_all(work, ignored);
   if (outcome.exited_cleanly()) {
     std::cout << "prepared in " << std::fixed << std::setprecision(1) << outcome.seconds << " s" << std::endl;
   } else {
-    std::cout << "preparing the course " << outcome.describe(limits) << " (" << log_file.string()
+    std::cout << "preparing the course " << outcome.describe(grade_limits(plan)) << " (" << log_file.string()
               << " says why); the gradings go on and say what they could not grade" << std::endl;
   }
   return outcome.exited_cleanly();
@@ -307,34 +313,17 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   // The work folder is the host's (the node's) own, in its temporary folder,
   // which a dedicated sandbox user can reach (OUT may lie below folders it
   // cannot pass through).
-  const bool on_slurm = plan.engine == "slurm";
   const fs::path work = fs::temp_directory_path() / ("launchlab-grade-" + task.student + "-" + std::to_string(getpid()));
+  std::vector<std::string> arguments = {"--submission", task.folder.string(), "--work", work.string(),
+                                        "--json", results.string()};
+  if (task.seed) arguments.insert(arguments.end(), {"--seed", std::to_string(*task.seed)});
 
-  // Here the gradings run this very program, even if it is rebuilt meanwhile
-  // (the kernel keeps its image); a Slurm task names it by its path.
-  const std::string program = on_slurm ? plan.cli.string() : "/proc/self/exe";
-  std::vector<std::string> argv = {program, "grade", "--submission", task.folder.string(),
-                                   "--work", work.string(), "--json", results.string()};
-  if (task.seed) argv.insert(argv.end(), {"--seed", std::to_string(*task.seed)});
-  const std::vector<std::string> options = plan_grade_arguments(plan);
-  argv.insert(argv.end(), options.begin(), options.end());
-  std::vector<std::string> environment = plan_grade_environment(plan);
-
+  std::vector<std::string> environment;
   std::optional<SandboxUserTurn> user_turn = take_sandbox_user();
   if (user_turn) environment.push_back("LAUNCHLAB_SANDBOX_USER=" + user_turn->user);
 
-  RunLimits limits;
-  limits.timeout = std::chrono::seconds(plan.timeout_seconds);
-  limits.output_limit = 256u << 20;
-  limits.output_kept = 1u << 20;
-  TimedLog log(dir / "grade.log");
-  grader::RunWatch watch = [&](std::string_view fresh, double seconds) -> std::optional<std::string> {
-    log.add(fresh, seconds);
-    if (stopping) return std::string("was stopped (grade-class was interrupted)");
-    return std::nullopt;
-  };
   const std::string started = utc_now();
-  RunOutcome outcome = run_limited(argv, plan.out, environment, limits, watch);
+  RunOutcome outcome = run_launchlab_grade(plan, arguments, environment, dir / "grade.log");
   if (!plan.keep_work) fs::remove_all(work, ignored);
 
   GradingOutcome graded;
@@ -350,7 +339,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
     for (const auto& flag : row.flags) line << " [" << flag << "]";
     graded.line = line.str();
   } else {
-    why = "the grading " + outcome.describe(limits) + " and left no results.json (" + (dir / "grade.log").string() + ")";
+    why = "the grading " + outcome.describe(grade_limits(plan)) + " and left no results.json (" + (dir / "grade.log").string() + ")";
     graded.line = "FAILED: " + why;
   }
   json record = {{"run", plan.run},
@@ -624,9 +613,6 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
   std::vector<std::string> waited_for;
   std::string array;
   if (!plan.tasks.empty()) {
-    // One job makes the course ready; the array starts once it has ended,
-    // whatever its end (afterany): were it to fail, each grading says what
-    // of the course it could not grade, rather than an array that never runs.
     // A job of a grading's size: its cores, its time, a GPU where a lab needs one.
     auto grading_job = [&](const std::string& name, const std::vector<std::string>& options, const fs::path& script) {
       std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
@@ -638,6 +624,9 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
       argv.push_back(script.string());
       return job_id(slurm(argv));
     };
+    // One job makes the course ready; the array starts once it has ended,
+    // whatever its end (afterany): were it to fail, each grading says what
+    // of the course it could not grade, rather than an array that never runs.
     const std::string prepared =
         grading_job("launchlab-prepare", {"--output=" + (logs / "prepare-%j.out").string()}, state / "prepare.sh");
     waited_for.push_back(prepared);
