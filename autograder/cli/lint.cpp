@@ -213,18 +213,21 @@ std::vector<std::string> lint_course(const fs::path& root, const fs::path& build
                                      const Capabilities& capabilities, const LintScope& scope) {
   // Every lab that reads cleanly is checked: one broken lab.toml does not hide the rest.
   course::Course course = course::read_course(root);
-  std::vector<std::string> problems;
-  std::vector<std::string> whole_course_problems = course.problems;
   const std::vector<Lab>& all_labs = course.labs;
-
-  for (auto& problem : untested_stated_throws(root, all_labs)) whole_course_problems.push_back(std::move(problem));
+  // Each lab's checks read the forgeable list; what is wrong with the list
+  // itself is the course's, said where the course as a whole is checked.
+  std::vector<std::string> whole_course_problems = course.problems;
   ForgeableAllowance forgeable_allowed = read_forgeable_allowance(root, whole_course_problems);
-  for (const auto& [slug, tests] : forgeable_allowed) {
-    if (std::ranges::none_of(all_labs, [&](const Lab& lab) { return lab.slug == slug; })) {
-      whole_course_problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
+  std::vector<std::string> problems;
+  if (scope.course_as_a_whole) {
+    problems = std::move(whole_course_problems);
+    for (auto& problem : untested_stated_throws(root, all_labs)) problems.push_back(std::move(problem));
+    for (const auto& [slug, tests] : forgeable_allowed) {
+      if (std::ranges::none_of(all_labs, [&](const Lab& lab) { return lab.slug == slug; })) {
+        problems.push_back(std::string(kForgeableAllowance) + " names " + slug + ", which is no lab");
+      }
     }
   }
-  if (scope.course_as_a_whole) problems = std::move(whole_course_problems);
   const std::vector<Lab> labs = scope.labs_checked ? labs_to_grade(all_labs, scope.labs) : std::vector<Lab>{};
   const std::vector<std::string> languages = course::course_languages(root);
 
