@@ -180,6 +180,14 @@ GradeOptions course_grading_options(const Context& ctx, const GradeArguments& ar
   return options;
 }
 
+/// Throws, before anything is built or written, when the private tests the
+/// options name are no folder: the instructor's mistake.
+void check_private_tests(const GradeOptions& options) {
+  if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
+    throw std::runtime_error("no private tests folder " + options.private_tests.string());
+  }
+}
+
 /// `launchlab grade --prepare`: what was made ready, lab by lab; exits 1
 /// when the course's own part of a lab did not build.
 int command_prepare(const Context& ctx, const GradeArguments& args) {
@@ -188,9 +196,7 @@ int command_prepare(const Context& ctx, const GradeArguments& args) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<PreparedLab> prepared;
   try {
-    if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
-      throw std::runtime_error("no private tests folder " + options.private_tests.string());
-    }
+    check_private_tests(options);
     options.sandbox = choose_sandbox();
     prepared = prepare_course(options, detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR));
   } catch (const std::exception& error) {
@@ -245,9 +251,7 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
   try {
     // The instructor's mistakes too end in a results.json that says what is wrong.
     if (!fs::is_directory(options.submission)) throw std::runtime_error("no submission folder " + options.submission.string());
-    if (!options.private_tests.empty() && !fs::is_directory(options.private_tests)) {
-      throw std::runtime_error("no private tests folder " + options.private_tests.string());
-    }
+    check_private_tests(options);
     const char* secret_variable = std::getenv("LAUNCHLAB_SEED_SECRET_FILE");
     const std::string secret_file =
         !args.seed_secret_file.empty() ? args.seed_secret_file : (secret_variable ? secret_variable : "");

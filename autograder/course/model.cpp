@@ -273,10 +273,8 @@ class FileReader {
     return tools;
   }
 
-  /// The [[tests]] tables; names must be new to already. A GPU test without
-  /// a sanitize of its own takes lab_sanitize. hints is the number of the
-  /// lab's hints a test may name, or nothing where a test names none (a
-  /// private tests.toml has no hints).
+  /// A test's `leaderboard = { name, record, order }`: allowed only on a
+  /// test that measures.
   LeaderboardFigure leaderboard_figure(const toml::node& node, const LabTest& test) const {
     const std::string what = "the leaderboard of " + test.name;
     const auto* table = node.as_table();
@@ -297,6 +295,10 @@ class FileReader {
     return figure;
   }
 
+  /// The [[tests]] tables; names must be new to already. A GPU test without
+  /// a sanitize of its own takes lab_sanitize. hints is the number of the
+  /// lab's hints a test may name, or nothing where a test names none (a
+  /// private tests.toml has no hints).
   std::vector<LabTest> tests(const toml::node& node, const std::vector<LabTest>& already,
                              const std::vector<std::string>& lab_sanitize, std::optional<std::size_t> hints) const {
     const auto* tables = node.as_array();
