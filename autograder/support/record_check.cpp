@@ -11,7 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<Check, std::string_view>, 12> kNames = {{
+constexpr std::array<std::pair<Check, std::string_view>, 13> kNames = {{
     {Check::equal, "equal"},
     {Check::not_equal, "not_equal"},
     {Check::near, "near"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<Check, std::string_view>, 12> kNames = {{
     {Check::greater, "greater"},
     {Check::greater_equal, "greater_equal"},
     {Check::contains, "contains"},
+    {Check::one_of, "one_of"},
     {Check::is_true, "is_true"},
     {Check::is_false, "is_false"},
     {Check::throws, "throws"},
@@ -148,6 +149,8 @@ bool forgeable(Check check, const json& expected) {
     case Check::equal: return guessable(expected);
     case Check::near:
     case Check::contains: return false;
+    case Check::one_of:
+      return !expected.is_array() || expected.empty() || std::any_of(expected.begin(), expected.end(), guessable);
     case Check::throws:
       // RECORD_OUTCOME's {"returned": value} is the solution's own value;
       // any text is a description of a throw, which the test source names.
@@ -196,6 +199,12 @@ CheckResult check_value(Check check, const json& actual, const json& expected, c
         return {true, {}};
       }
       return {false, "expected a text that contains " + show_value(expected) + ", got " + show_value(actual, 600)};
+    }
+    case Check::one_of: {
+      if (expected.is_array() && std::find(expected.begin(), expected.end(), actual) != expected.end()) {
+        return {true, {}};
+      }
+      return {false, "expected one of " + show_value(expected, 600) + ", got " + show_value(actual)};
     }
     case Check::is_true:
     case Check::holds:

@@ -35,6 +35,24 @@ TEST(Forgeable, EqualIsForgeableOnlyForABooleanOrNull) {
   EXPECT_FALSE(forgeable(Check::contains, "line 3:"));
 }
 
+TEST(Forgeable, OneOfIsForgeableWhenItAllowsABooleanNullOrNothing) {
+  EXPECT_FALSE(forgeable(Check::one_of, json::array({json::array({4, 1, 256}), json::array({4, 2, 512})})));
+  EXPECT_TRUE(forgeable(Check::one_of, json::array({17, nullptr})));
+  EXPECT_TRUE(forgeable(Check::one_of, json::array({false, 3})));
+  EXPECT_TRUE(forgeable(Check::one_of, json::array()));
+  EXPECT_TRUE(forgeable(Check::one_of, 17)) << "an expected value that is no list allows nothing the judge can read";
+}
+
+TEST(OneOf, PassesAValueTheListHoldsAndNamesTheListOtherwise) {
+  const json allowed = json::array({json::array({4, 1, 256}), json::array({4, 2, 512})});
+  EXPECT_TRUE(check_value(Check::one_of, json::array({4, 2, 512}), allowed, nullptr).agrees);
+  const CheckResult missed = check_value(Check::one_of, json::array({1, 1, 32}), allowed, nullptr);
+  EXPECT_FALSE(missed.agrees);
+  EXPECT_EQ(missed.explanation, "expected one of [[4,1,256],[4,2,512]], got [1,1,32]");
+  EXPECT_FALSE(check_value(Check::one_of, 3, 3, nullptr).agrees) << "an expected value that is no list";
+  EXPECT_EQ(check_from_name("one_of"), Check::one_of);
+}
+
 TEST(Forgeable, AThrowIsForgeableAndAnOutcomeThatReturnedAValueIsNot) {
   EXPECT_TRUE(forgeable(Check::throws, "throws std::invalid_argument"));
   EXPECT_TRUE(forgeable(Check::throws, "throws nothing"));

@@ -101,19 +101,23 @@ float heavy_function(float x);
 
 /// The vadd configuration to use for @p n floats on the current device.
 /// Graded against the fastest configuration a search finds in the same run:
-/// it must take at most 5% longer. The search leaves out the configurations
+/// it must take at most 5% longer; and its variant (vector_width, unroll)
+/// must be one whose best configuration came within 10% of the fastest in
+/// the same search run by the course's reference. The search leaves out the configurations
 /// the device cannot launch (block_size above the variant's
 /// maxThreadsPerBlock); a chosen configuration that cannot launch fails.
 /// And it must move its 12 bytes per element (4 read from a, 4 from b, 4
 /// written to c) at 90% or more of the rate of a device-to-device
 /// cudaMemcpy of the same arrays (8 bytes per element), medians of
-/// interleaved runs. The configuration chosen must also be correct for any
+/// interleaved runs; its variant must be one whose best configuration of the
+/// search reaches 85% of that rate in the reference's run. The configuration chosen must also be correct for any
 /// other n: it is run on a smaller array too.
 /// @throws std::runtime_error when a CUDA call fails
 VaddConfig choose_vadd_config(std::size_t n);
 
 /// The heavy kernel's configuration to use for @p n elements on the current
-/// device. Graded like choose_vadd_config().
+/// device. Graded like choose_vadd_config(), the variant being
+/// (block_size, min_blocks_per_sm).
 /// @throws std::runtime_error when a CUDA call fails
 HeavyConfig choose_heavy_config(std::size_t n);
 

@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -186,9 +188,13 @@ TEST(LiveTrace, TimestampsComeFromTheGlobalTimer) {
 
 TEST(LiveTrace, EveryBlockLastsAtLeastItsSpinTime) {
   LAUNCHLAB_REQUIRE_GPU();
-  const std::uint64_t spin_ns = 30'000;
+  // A spin drawn from the seed, whole microseconds from 20 to 60: the course
+  // knows how long each block must last, and a transcript written ahead of
+  // the run does not.
+  std::mt19937_64 random = testing::seeded_random(20261203);
+  const std::uint64_t spin_ns = 1'000 * (20 + random() % 41);
   const unsigned blocks = static_cast<unsigned>(MultiprocessorCount() * 3);
-  RECORD_SCOPE("trace_spin(three blocks per SM, 128 threads, spin_ns = 30000)");
+  RECORD_SCOPE("trace_spin(three blocks per SM, 128 threads, spin_ns = " + std::to_string(spin_ns) + ")");
   std::vector<BlockRecord> records;
   RECORD_NO_THROW(records = trace_spin(blocks, 128, spin_ns));
   std::optional<std::int64_t> shortest_ns;
@@ -197,6 +203,12 @@ TEST(LiveTrace, EveryBlockLastsAtLeastItsSpinTime) {
     shortest_ns = std::min(shortest_ns.value_or(lasted), lasted);
   }
   RECORD_GE(shortest_ns, static_cast<std::int64_t>(spin_ns)) << "the shortest end_ns - start_ns of any record";
+  RECORD_REQUIRE(shortest_ns.has_value());
+  // A block ends a few hundred nanoseconds after its spin on the H200; a
+  // tenth of the spin, and at least 5 us, leaves room for a slower GPU and
+  // none for a block that spins twice or not at all.
+  RECORD_NEAR(*shortest_ns, static_cast<std::int64_t>(spin_ns), static_cast<std::int64_t>(std::max<std::uint64_t>(5'000, spin_ns / 10)))
+      << "the shortest end_ns - start_ns of any record, against the spin";
 }
 
 TEST(LiveTrace, WarpSlotsCountTheWarpsOfEachBlock) {
@@ -218,20 +230,35 @@ TEST(LiveTrace, BlocksResidentTogetherUseDifferentWarpSlots) {
   LAUNCHLAB_REQUIRE_GPU();
   // Two blocks that are on one SM at the same time hold different hardware
   // warp slots. "At the same time" with a margin of 2 us on each side, far
-  // above the timer's steps, for blocks that last 40 us.
-  const unsigned blocks = TwoFullWavesOf256ThreadBlocks();
-  RECORD_SCOPE("trace_spin(two full waves of 256-thread blocks, spin_ns = 40000)");
+  // above the timer's steps, for blocks that last 40 us. The block size is
+  // drawn from the seed, so how many slots a full SM holds at once (blocks
+  // that fit times warps per block) is the GPU's to say: the figure is judged
+  // against the one the reference's trace of the same launch shows.
+  std::mt19937_64 random = testing::seeded_random(20261204);
+  constexpr unsigned kThreadChoices[] = {64, 96, 160, 192, 224, 256, 288, 352, 416, 480};
+  const unsigned threads = kThreadChoices[random() % std::size(kThreadChoices)];
+  const unsigned blocks = static_cast<unsigned>(MultiprocessorCount() * SpinBlocksPerSm(threads) * 2);
+  RECORD_SCOPE("trace_spin(two full waves of " + std::to_string(threads) + "-thread blocks, spin_ns = 40000)");
   std::vector<BlockRecord> records;
-  RECORD_NO_THROW(records = trace_spin(blocks, 256, 40'000));
+  RECORD_NO_THROW(records = trace_spin(blocks, threads, 40'000));
   std::map<std::uint32_t, std::vector<const BlockRecord*>> by_sm;
   for (const BlockRecord& r : records) by_sm[r.sm].push_back(&r);
   const std::uint64_t margin = 2'000;
   int pairs = 0;
+  int most_slots_in_use = 0;
   std::optional<Shown> sharing;
   for (const auto& [sm, on_sm] : by_sm) {
     for (std::size_t i = 0; i < on_sm.size(); ++i) {
+      const BlockRecord& a = *on_sm[i];
+      // The slots of every block on a's SM that runs from just after a
+      // starts until a margin later.
+      const std::uint64_t moment = a.start_ns + margin;
+      std::uint64_t in_use = 0;
+      for (const BlockRecord* b : on_sm) {
+        if (b->start_ns <= moment && moment + margin <= b->end_ns) in_use |= b->warp_slots;
+      }
+      most_slots_in_use = std::max(most_slots_in_use, std::popcount(in_use));
       for (std::size_t j = i + 1; j < on_sm.size(); ++j) {
-        const BlockRecord& a = *on_sm[i];
         const BlockRecord& b = *on_sm[j];
         const bool together = a.start_ns + margin < b.end_ns && b.start_ns + margin < a.end_ns;
         if (!together) continue;
@@ -245,6 +272,11 @@ TEST(LiveTrace, BlocksResidentTogetherUseDifferentWarpSlots) {
   RECORD_EQ(sharing, std::nullopt)
       << "the first two records of one SM that overlap by more than 2 us and share a bit of warp_slots";
   RECORD_GT(pairs, 0) << "the pairs of blocks that ran together on one SM (more than 2 us of overlap)";
+  // What the judge compares: a full SM holds the most warps it can, each in
+  // a slot of its own, so the bits set at one moment count them all.
+  RECORD_AS_THE_REFERENCE(most_slots_in_use)
+      << "the most bits of warp_slots set at one moment on one SM: the union of warp_slots over the blocks running "
+         "there 2 us after some block started";
 }
 
 TEST(LiveTrace, VaddTracesTheCourseLaunch) {

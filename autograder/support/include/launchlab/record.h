@@ -34,6 +34,17 @@
 /// - RECORD_EQ(actual, expected), RECORD_NEAR(actual, expected, tolerance),
 ///   RECORD_CONTAINS(text, part): `expected` is compiled into the reference
 ///   build only; these carry points, unless `expected` is a boolean.
+/// - RECORD_ONE_OF(actual, allowed): `allowed` (a range, compiled into the
+///   reference build only) is every value that passes, found by the
+///   reference process: where more than one answer is right and which ones
+///   are depends on what the reference measured (the launch configurations
+///   within some margin of the fastest, say). It carries points unless a
+///   boolean or null is among the values allowed.
+/// - RECORD_AS_THE_REFERENCE(actual): the expected value is what the same
+///   expression gives in the reference's run, on the solution: for a figure
+///   the GPU decides (how many warps an SM holds at once, for a block size
+///   drawn from the seed) that no test source can hold. `actual` is read
+///   twice in the reference build: name a variable.
 /// - RECORD_OUTCOME(expression, Type): what the expression did on an input,
 ///   {"returned": value} or "throws Type", judged equal to what the solution
 ///   did on the same input. For inputs drawn with seeded_random()
@@ -316,6 +327,8 @@ bool record_requirement(const char* expression, bool held, const char* file, int
 #define RECORD_GT(actual, ...) LAUNCHLAB_RECORD_WITH(greater, actual, __VA_ARGS__)
 #define RECORD_GE(actual, ...) LAUNCHLAB_RECORD_WITH(greater_equal, actual, __VA_ARGS__)
 #define RECORD_CONTAINS(text, ...) LAUNCHLAB_RECORD_WITH(contains, text, __VA_ARGS__)
+#define RECORD_ONE_OF(actual, ...) LAUNCHLAB_RECORD_WITH(one_of, actual, __VA_ARGS__)
+#define RECORD_AS_THE_REFERENCE(actual) LAUNCHLAB_RECORD_WITH(equal, actual, actual)
 #define RECORD_TRUE(condition) LAUNCHLAB_RECORD_BASE(is_true, static_cast<bool>(condition))
 #define RECORD_FALSE(condition) LAUNCHLAB_RECORD_BASE(is_false, static_cast<bool>(condition))
 

@@ -22,6 +22,7 @@ enum class Check {
   greater,
   greater_equal,
   contains,       ///< the actual text holds the expected text
+  one_of,         ///< the actual value equals one of the expected values (an array)
   is_true,
   is_false,
   throws,         ///< the outcome (record.h: what_is_thrown(), outcome_of()) equals the expected one
@@ -51,7 +52,8 @@ CheckResult check_value(Check check, const nlohmann::json& actual, const nlohman
 /// anything: is_true, is_false, holds, not_equal and the one-sided bounds
 /// (write true, false, another value, +-1.79e308), throws when what passes
 /// is the text the test names ("throws Type", "throws nothing"), and equal,
-/// or an outcome that returned, when the value expected is a boolean or null.
+/// or an outcome that returned, when the value expected is a boolean or null;
+/// one_of when a boolean or null is among the values it allows, or none is.
 /// A test is forgeable when all its records are: its points rest on no value
 /// the learner cannot infer, and the course's lint refuses it.
 bool forgeable(Check check, const nlohmann::json& expected);
