@@ -9,6 +9,7 @@
 // graded) and grade.log (the grader's progress, timed).
 #include "launchlab/class/grade_class.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,8 +68,18 @@ std::string host_name() {
 fs::path this_program() {
   std::error_code error;
   fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) throw std::runtime_error("cannot find the launchlab program itself (/proc/self/exe)");
+  if (error) throw std::runtime_error("cannot find the grade-class program itself (/proc/self/exe)");
   return self;
+}
+
+/// The launchlab program as it was when this run began, for the gradings on
+/// this host: a descriptor kept open on it (close-on-exec, so no grading
+/// inherits it) still names the same file after a rebuild has put a new one
+/// in its place, and /proc/self/fd gives it a path each grading can run.
+fs::path launchlab_program_of_this_run(const fs::path& program) {
+  static const int held = open(program.c_str(), O_RDONLY | O_CLOEXEC);
+  if (held < 0) throw std::runtime_error("cannot open the launchlab program " + program.string());
+  return fs::path("/proc/self/fd") / std::to_string(held);
 }
 
 /// Set by SIGINT or SIGTERM (Ctrl-C, scancel, Slurm's time limit): the
@@ -92,7 +103,9 @@ void stop_on_interrupt() {
 /// What one run decided; written to OUT/.launchlab/plan.json.
 struct Plan {
   std::string run;                     ///< this run's name, in each grading.json it makes
-  fs::path root, build, cli, submissions, out;
+  fs::path root, build, submissions, out;
+  fs::path cli;                        ///< the launchlab program, whose `grade` grades each student
+  fs::path grade_class_program;        ///< what the Slurm jobs run
   std::string engine;
   std::vector<std::string> labs;       ///< empty: every lab
   std::vector<std::string> grade_args; ///< passed to every grading
@@ -123,6 +136,7 @@ json to_json(const Plan& plan) {
   }
   return {{"run", plan.run},         {"root", plan.root.string()},
           {"build", plan.build.string()}, {"cli", plan.cli.string()},
+          {"grade_class_program", plan.grade_class_program.string()},
           {"submissions", plan.submissions.string()}, {"out", plan.out.string()},
           {"engine", plan.engine},   {"labs", plan.labs},
           {"grade_args", plan.grade_args}, {"settings", plan.settings},
@@ -138,6 +152,7 @@ Plan plan_from_json(const json& saved) {
   plan.root = saved.at("root").get<std::string>();
   plan.build = saved.at("build").get<std::string>();
   plan.cli = saved.at("cli").get<std::string>();
+  plan.grade_class_program = saved.at("grade_class_program").get<std::string>();
   plan.submissions = saved.at("submissions").get<std::string>();
   plan.out = saved.at("out").get<std::string>();
   plan.engine = saved.at("engine").get<std::string>();
@@ -248,10 +263,10 @@ RunLimits grade_limits(const Plan& plan) {
 /// kept in log_file with the time of each line.
 RunOutcome run_launchlab_grade(const Plan& plan, const std::vector<std::string>& arguments,
                                const std::vector<std::string>& environment, const fs::path& log_file) {
-  // Here the gradings run this very program, even if it is rebuilt meanwhile
-  // (the kernel keeps its image); a Slurm job names it by its path.
+  // Here the gradings run the launchlab program of the run's start, even if
+  // it is rebuilt meanwhile; a Slurm job names it by its path.
   const bool on_slurm = plan.engine == "slurm";
-  std::vector<std::string> argv = {on_slurm ? plan.cli.string() : "/proc/self/exe", "grade"};
+  std::vector<std::string> argv = {(on_slurm ? plan.cli : launchlab_program_of_this_run(plan.cli)).string(), "grade"};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   if (!plan.labs.empty()) {
     std::string labs;
@@ -406,19 +421,6 @@ void print_collected(const Plan& plan, const std::vector<GradebookRow>& rows) {
 
 // ------------------------------------------------------------ choosing whom to grade
 
-}  // namespace
-
-std::string read_course_secret(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the course secret " + file.string());
-  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
-  if (secret.empty()) throw std::runtime_error(file.string() + " is empty: a course secret must say something");
-  return secret;
-}
-
-namespace {
-
 std::string secret_of(const GradeClassArguments& args) {
   return args.seed_secret_file.empty() ? args.course_secret : read_course_secret(args.seed_secret_file);
 }
@@ -456,13 +458,14 @@ std::string course_revision(const fs::path& root) {
   return revision.empty() ? "unknown" : revision;
 }
 
-Plan make_plan(const fs::path& root, const fs::path& build, const GradeClassArguments& args,
+Plan make_plan(const fs::path& root, const fs::path& build, const fs::path& launchlab_program, const GradeClassArguments& args,
                const std::vector<ClassSubmission>& roster, std::size_t& up_to_date) {
   Plan plan;
   plan.run = utc_now() + "-" + std::to_string(getpid());
   plan.root = root;
   plan.build = build;
-  plan.cli = this_program();
+  plan.cli = launchlab_program;
+  plan.grade_class_program = this_program();
   plan.submissions = fs::absolute(args.submissions);
   plan.out = fs::absolute(args.out);
   plan.engine = args.engine;
@@ -574,7 +577,7 @@ void write_job_script(const fs::path& path, const std::string& what, const Plan&
   std::ostringstream script;
   script << "#!/bin/bash\n# " << what << "; written by launchlab grade-class.\n"
          << "exec env LAUNCHLAB_ROOT=" << quoted(plan.root.string()) << " LAUNCHLAB_BUILD_DIR=" << quoted(plan.build.string())
-         << " " << quoted(plan.cli.string()) << " grade-class --out " << quoted(plan.out.string()) << " " << mode << "\n";
+         << " " << quoted(plan.grade_class_program.string()) << " --out " << quoted(plan.out.string()) << " " << mode << "\n";
   write_file_atomically(path, script.str());
   fs::permissions(path, fs::perms::owner_all);
 }
@@ -729,7 +732,7 @@ int run_slurm(const Plan& plan, const GradeClassArguments& args) {
 
 }  // namespace
 
-int grade_class(const fs::path& root, const fs::path& build, const GradeClassArguments& args) {
+int grade_class(const fs::path& root, const fs::path& build, const fs::path& launchlab_program, const GradeClassArguments& args) {
   stop_on_interrupt();
   if (args.task >= 0 || args.collect || args.prepare) {
     // A job of a submitted run: what to do is in the plan.
@@ -755,7 +758,7 @@ int grade_class(const fs::path& root, const fs::path& build, const GradeClassArg
   if (roster.empty()) throw std::runtime_error("no submission in " + args.submissions);
 
   std::size_t up_to_date = 0;
-  const Plan plan = make_plan(root, build, args, roster, up_to_date);
+  const Plan plan = make_plan(root, build, launchlab_program, args, roster, up_to_date);
   save_plan(plan);
   const int jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency() / 4);
   std::cout << "grade-class: " << roster.size() << " submissions, " << plan.tasks.size() << " to grade"
@@ -764,22 +767,6 @@ int grade_class(const fs::path& root, const fs::path& build, const GradeClassArg
   std::cout << std::endl;
   if (plan.engine == "slurm") return run_slurm(plan, args);
   return run_local(plan, jobs);
-}
-
-StudentSeed derive_submission_seed(std::string_view secret, std::string_view student, const fs::path& submission,
-                                   const std::vector<grader::Lab>& graded_labs) {
-  const grader::SubmissionFiles files = grader::find_submission_files(submission, graded_labs, graded_labs);
-  std::string graded;
-  for (const auto& [slug, by_name] : files.files) {
-    for (const auto& [name, path] : by_name) {
-      std::ifstream in(path, std::ios::binary);
-      const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      // Each file's name and size first, so that no two sets of files read alike.
-      graded += slug + "/" + name + "\n" + std::to_string(content.size()) + "\n" + content;
-    }
-  }
-  const auto digest = sha256(graded);
-  return derive_seed(secret, std::string(student) + " submission " + to_hex(digest.data(), 8));
 }
 
 }  // namespace launchlab::classroom

@@ -1,5 +1,6 @@
-// The grade-class command's arguments; the class library
-// (autograder/class/) does the grading.
+// The grade-class command's arguments, which the launchlab program reads as
+// the grade-class program does; the class library (autograder/class/) does
+// the grading.
 #include "grade_class_command.h"
 
 #include "launchlab/cli/arguments.h"
@@ -8,10 +9,8 @@ namespace launchlab::cli {
 
 using classroom::GradeClassArguments;
 
-CLI::App& define_grade_class(CLI::App& app, GradeClassArguments& args, const CLI::Validator& lab_number) {
-  CLI::App& command = *app.add_subcommand(
-      "grade-class", "grade a class's submissions, side by side or through Slurm: results, a gradebook, histograms");
-  command.group("Grading");
+CLI::App& define_grade_class(CLI::App& command, GradeClassArguments& args, const CLI::Validator& lab_number) {
+  command.description("grade a class's submissions, side by side or through Slurm: results, a gradebook, histograms");
   command.add_option("--submissions", args.submissions,
                      "one folder per student, or Gradescope's export (submission_metadata.yml at the top)")
       ->type_name("DIR")->check(existing_folder());

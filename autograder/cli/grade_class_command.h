@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "launchlab/class/grade_class.h"
+#include "launchlab/class/grade_class_arguments.h"
 
 namespace launchlab::cli {
 
-/// Adds the grade-class command to app; lab_number turns "00" into a slug.
-CLI::App& define_grade_class(CLI::App& app, classroom::GradeClassArguments& args, const CLI::Validator& lab_number);
+/// Gives command grade-class's description, options and footer: the launchlab
+/// program's grade-class command, or the grade-class program's own command
+/// line. lab_number turns "00" into a slug.
+CLI::App& define_grade_class(CLI::App& command, classroom::GradeClassArguments& args, const CLI::Validator& lab_number);
 
 }  // namespace launchlab::cli

@@ -11,14 +11,9 @@
 
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
+#include "course_context.h"
 
 namespace launchlab::cli {
-
-/// Where the course is and where it is built.
-struct Context {
-  std::filesystem::path root;
-  std::filesystem::path build;
-};
 
 /// Where the learner's progress is kept (launchlab/cli/progress.h).
 std::filesystem::path progress_dir(const Context& ctx);

@@ -11,15 +11,16 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "launchlab/cli/arguments.h"
-#include "launchlab/class/grade_class.h"
-#include "launchlab/class/gradebook.h"
+#include "launchlab/class/seeds.h"
 #include "launchlab/cli/progress.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
@@ -41,59 +42,11 @@ namespace {
 
 using launchlab::cli::build_for_learner;
 using launchlab::cli::Context;
+using launchlab::cli::CourseLabs;
 using launchlab::cli::keep_progress;
 using launchlab::cli::progress_dir;
 using launchlab::cli::run_visible;
 using launchlab::cli::run_visible_quietly;
-
-Context context() {
-  const char* root = std::getenv("LAUNCHLAB_ROOT");
-  const char* build = std::getenv("LAUNCHLAB_BUILD_DIR");
-  return {root && *root ? fs::path(root) : fs::path(LAUNCHLAB_SOURCE_DIR),
-          build && *build ? fs::path(build) : fs::path(LAUNCHLAB_BINARY_DIR)};
-}
-
-/// The course's labs, read when an argument first names one: `--help` and
-/// the commands that name no lab never read lab.toml.
-class CourseLabs {
- public:
-  explicit CourseLabs(fs::path root) : root_(std::move(root)) {}
-
-  const std::vector<Lab>& labs() {
-    if (!labs_) labs_ = load_course(root_);
-    return *labs_;
-  }
-
-  /// The lab of a slug that lab_number() let through.
-  Lab lab(const std::string& slug) { return *find_lab(labs(), slug); }
-
-  /// Turns "4", "04" or "04_param_buffer" into the lab's slug, and refuses
-  /// anything else. When the course cannot be read, with defer_broken_course
-  /// the value is kept as it is, so that the grader can say what is wrong in
-  /// its results.json.
-  CLI::Validator lab_number(bool defer_broken_course) {
-    return CLI::Validator(
-        [this, defer_broken_course](std::string& which) -> std::string {
-          try {
-            if (auto found = find_lab(labs(), which)) {
-              which = found->slug;
-              return "";
-            }
-          } catch (const std::exception& error) {
-            if (defer_broken_course) return "";
-            return error.what();
-          }
-          std::string known;
-          for (const auto& lab : labs()) known += " " + lab.number();
-          return "no lab '" + which + "'; the labs are" + known;
-        },
-        "");
-  }
-
- private:
-  fs::path root_;
-  std::optional<std::vector<Lab>> labs_;
-};
 
 /// grade's arguments, as given (GradeOptions is what the grader takes).
 struct GradeArguments {
@@ -371,6 +324,28 @@ int command_trace(const Context& ctx, const std::vector<std::string>& args) {
   return run_visible_quietly(argv);
 }
 
+/// grade-class is a program of its own, which only a course's staff needs:
+/// the launchlab program reads its command line (its --help, and any mistake
+/// in it, answer at once), builds it the first time (and after a change to
+/// its sources), and hands the arguments over to it.
+int command_grade_class(const Context& ctx, const std::vector<std::string>& args) {
+  const fs::path program = ctx.build / "autograder" / "cli" / "launchlab-grade-class";
+  if (!build_for_learner(ctx, {"launchlab_grade_class"}, "building the grade-class program",
+                         fs::exists(program) ? "" : "about 30 s on 2 cores").exited_cleanly()) {
+    std::cerr << "\nThe grade-class program did not build (the messages above say why).\n";
+    return 1;
+  }
+  // It finds the course where this program found it.
+  setenv("LAUNCHLAB_ROOT", ctx.root.c_str(), 1);
+  setenv("LAUNCHLAB_BUILD_DIR", ctx.build.c_str(), 1);
+  std::vector<char*> argv = {const_cast<char*>(program.c_str())};
+  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  execv(program.c_str(), argv.data());
+  std::cerr << "launchlab grade-class: cannot run " << program.string() << ": " << std::strerror(errno) << "\n";
+  return 1;
+}
+
 int command_lint(const Context& ctx, const launchlab::cli::LintScope& scope) {
   Capabilities capabilities = detect_capabilities(LAUNCHLAB_CUDA_BIN_DIR);
   auto problems = launchlab::cli::is_student_edition(ctx.root)
@@ -385,7 +360,7 @@ int command_lint(const Context& ctx, const launchlab::cli::LintScope& scope) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Context ctx = context();
+  const Context ctx = launchlab::cli::course_context();
   CourseLabs course(ctx.root);
 
   CLI::App app("The launchlab course's one command (./launchlab at the course's root builds it and runs it).", "launchlab");
@@ -438,7 +413,8 @@ int main(int argc, char** argv) {
   GradeArguments grade_arguments;
   CLI::App& grade = define_grade(app, grade_arguments, course);
   launchlab::classroom::GradeClassArguments grade_class_arguments;
-  CLI::App& grade_class = launchlab::cli::define_grade_class(app, grade_class_arguments, course.lab_number(false));
+  CLI::App& grade_class = launchlab::cli::define_grade_class(*app.add_subcommand("grade-class")->group("Grading"),
+                                                             grade_class_arguments, course.lab_number(false));
   CLI::App& doctor = *app.add_subcommand("doctor", "what this machine can build and grade")->group("Grading");
   launchlab::cli::ExportStudentArguments export_student_arguments;
   CLI::App& export_student = launchlab::cli::define_export_student(app, export_student_arguments);
@@ -483,7 +459,10 @@ int main(int argc, char** argv) {
     if (reset.parsed()) return launchlab::cli::command_reset(ctx, course.lab(lab), reset_yes);
     if (hint.parsed()) return launchlab::cli::command_hint(ctx, course.lab(lab), all_hints);
     if (grade.parsed()) return command_grade(ctx, grade_arguments);
-    if (grade_class.parsed()) return launchlab::classroom::grade_class(ctx.root, ctx.build, grade_class_arguments);
+    if (grade_class.parsed()) {
+      const auto named = std::find(argv + 1, argv + argc, std::string_view("grade-class"));
+      return command_grade_class(ctx, std::vector<std::string>(named + 1, argv + argc));
+    }
     if (doctor.parsed()) {
       return launchlab::cli::command_doctor(ctx.root, ctx.build, LAUNCHLAB_CUDA_BIN_DIR,
                                             std::string(LAUNCHLAB_CUDA_ARCHITECTURES) + " (test, watch); " +

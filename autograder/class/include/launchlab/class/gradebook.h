@@ -15,29 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "launchlab/class/policies.h"
+#include "launchlab/class/seeds.h"
 
 namespace launchlab::classroom {
-
-/// SHA-256 of data (FIPS 180-4).
-std::array<std::uint8_t, 32> sha256(std::string_view data);
-
-/// HMAC-SHA-256 of message under key (RFC 2104).
-std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view message);
-
-/// Lowercase hexadecimal.
-std::string to_hex(const std::uint8_t* bytes, std::size_t size);
-
-/// A student's secret seed and how it was made, which names the secret only
-/// by a fingerprint (the first 8 hexadecimal digits of its SHA-256).
-struct StudentSeed {
-  std::uint64_t value = 0;
-  std::string derivation;  ///< "hmac-sha256(secret 1a2b3c4d, \"alice\")[0:8] big-endian"
-};
-
-/// The seed of a student's grading: the first 8 bytes of
-/// HMAC-SHA-256(secret, student), big-endian. The same secret and student
-/// give the same seed, so a regrade sees the inputs the first grading saw.
-StudentSeed derive_seed(std::string_view secret, std::string_view student);
 
 /// One figure of results.json's `leaderboard` (Gradescope's key): a
 /// learner's measured figure, relative to the reference measured in the same
