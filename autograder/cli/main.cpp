@@ -329,8 +329,11 @@ int command_trace(const Context& ctx, const std::vector<std::string>& args) {
 /// in it, answer at once), builds it the first time (and after a change to
 /// its sources), and hands the arguments over to it.
 int command_grade_class(const Context& ctx, const std::vector<std::string>& args) {
-  const fs::path program = ctx.build / "autograder" / "cli" / "launchlab-grade-class";
-  if (!build_for_learner(ctx, {"launchlab_grade_class"}, "building the grade-class program",
+  // Built beside this program, in its own build folder: LAUNCHLAB_BUILD_DIR
+  // may name another, where gradings build (the benchmark's scratch folder).
+  const Context own_build{ctx.root, LAUNCHLAB_BINARY_DIR};
+  const fs::path program = own_build.build / "autograder" / "cli" / "launchlab-grade-class";
+  if (!build_for_learner(own_build, {"launchlab_grade_class"}, "building the grade-class program",
                          fs::exists(program) ? "" : "about 30 s on 2 cores").exited_cleanly()) {
     std::cerr << "\nThe grade-class program did not build (the messages above say why).\n";
     return 1;

@@ -153,10 +153,16 @@ std::vector<TestedThrow> tested_throws(std::string_view source) {
         test = std::string(trimmed(arguments.substr(0, comma))) + "." + std::string(trimmed(arguments.substr(comma + 1)));
       }
     }
-    if (source.compare(at, 14, "RECORD_THROWS(") == 0) {
-      const std::size_t close = closing_parenthesis(source, at + 13);
+    const auto record_throws = [&](std::string_view macro) {
+      return source.compare(at, macro.size(), macro) == 0 && (at == 0 || !is_word_char(source[at - 1]));
+    };
+    if (const std::string_view macro = record_throws("RECORD_THROWS(") ? "RECORD_THROWS("
+                                       : record_throws("RECORD_THROWS_WITHOUT_A_GPU(") ? "RECORD_THROWS_WITHOUT_A_GPU("
+                                                                                        : "";
+        !macro.empty()) {
+      const std::size_t close = closing_parenthesis(source, at + macro.size() - 1);
       if (close == std::string_view::npos) continue;
-      std::string_view arguments = source.substr(at + 14, close - at - 14);
+      std::string_view arguments = source.substr(at + macro.size(), close - at - macro.size());
       const std::size_t comma = last_top_level_comma(arguments);
       if (comma == std::string_view::npos) continue;
       found.push_back({test, std::string(arguments.substr(0, comma)), std::string(trimmed(arguments.substr(comma + 1)))});

@@ -485,19 +485,25 @@ TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsT
       "TEST_F(Rings, RejectsNoEntries) {\n"
       "  const std::string message = lt::message_thrown<RingError>([&] { Ring ring(0); });\n"
       "  RECORD_THROWS(make_pair(parse_listing_twice(text), 1), ParseError);\n"
+      "}\n"
+      "TEST(Launch, ReportsAFailedCudaCall) {\n"
+      "  RECORD_THROWS_WITHOUT_A_GPU((void)measure(one_trial()), std::runtime_error);\n"
       "}\n";
   const std::vector<launchlab::cli::TestedThrow> tested = launchlab::cli::tested_throws(source);
   std::vector<std::pair<std::string, std::string>> checks;
   for (const auto& check : tested) checks.emplace_back(check.test, check.exception);
   EXPECT_EQ(checks, (std::vector<std::pair<std::string, std::string>>{{"Listing.RejectsEmptyText", "std::invalid_argument"},
                                                                       {"Rings.RejectsNoEntries", "RingError"},
-                                                                      {"Rings.RejectsNoEntries", "ParseError"}}));
+                                                                      {"Rings.RejectsNoEntries", "ParseError"},
+                                                                      {"Launch.ReportsAFailedCudaCall", "std::runtime_error"}}));
 
   using launchlab::cli::StatedThrow;
   EXPECT_EQ(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::invalid_argument"}, tested),
             std::optional<std::string>("Listing.RejectsEmptyText"));
   EXPECT_EQ(launchlab::cli::test_of(StatedThrow{3, "Ring", "RingError"}, tested),
             std::optional<std::string>("Rings.RejectsNoEntries"));
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{4, "measure", "std::runtime_error"}, tested),
+            std::optional<std::string>("Launch.ReportsAFailedCudaCall"));
   // Another type, or a name that is only the start of another function's, is no test of it.
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::runtime_error"}, tested));
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{3, "parse_listing", "ParseError"}, tested));

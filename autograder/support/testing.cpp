@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -299,8 +300,12 @@ std::string FreshProcess::how_it_ended() const {
   return "exited with " + std::to_string(exit_code);
 }
 
-FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std::vector<std::string>& set,
-                               std::chrono::seconds limit) {
+namespace {
+
+// Starts this test program again with `arguments`, the environment of this
+// process less every entry that starts with one of `unset`, plus `set`.
+FreshProcess run_this_program(const std::vector<std::string>& arguments, const std::vector<std::string>& unset,
+                              const std::vector<std::string>& set, std::chrono::seconds limit) {
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (error) throw std::runtime_error("cannot find this test program (/proc/self/exe): " + error.message());
@@ -312,8 +317,68 @@ FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std:
     if (!dropped) env.emplace_back(entry);
   }
   env.insert(env.end(), set.begin(), set.end());
+  std::vector<std::string> argv = {self.string()};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return spawn_and_collect(argv, {}, &env, limit);
+}
+
+}  // namespace
+
+FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std::vector<std::string>& set,
+                               std::chrono::seconds limit) {
   // Should the hook not take over, the program runs no test at all.
-  return spawn_and_collect({self.string(), "--gtest_filter=-*"}, {}, &env, limit);
+  return run_this_program({"--gtest_filter=-*"}, unset, set, limit);
+}
+
+namespace {
+
+// Set in the fresh process of outcome_without_a_gpu(): "<Suite.Name>#<call>",
+// the test to run again and which of its calls to make.
+constexpr const char* kWithoutAGpu = "LAUNCHLAB_WITHOUT_A_GPU";
+constexpr std::string_view kWithoutAGpuMark = "launchlab-outcome-without-a-gpu: ";
+
+std::string current_test_name() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? std::string(info->test_suite_name()) + "." + info->name() : std::string();
+}
+
+// How many calls of outcome_without_a_gpu() the current test has made.
+int next_call_without_a_gpu(const std::string& test) {
+  static std::string counted_test;
+  static int calls = 0;
+  if (test != counted_test) {
+    counted_test = test;
+    calls = 0;
+  }
+  return ++calls;
+}
+
+}  // namespace
+
+std::string outcome_without_a_gpu(const std::function<std::string()>& outcome) {
+  const std::string test = current_test_name();
+  const std::string call = test + "#" + std::to_string(next_call_without_a_gpu(test));
+  if (const char* wanted = std::getenv(kWithoutAGpu)) {
+    // The fresh process: the calls before the one wanted only pass by.
+    if (call != wanted) return {};
+    const std::string text = outcome();
+    std::printf("\n%s%s\n", kWithoutAGpuMark.data(), nlohmann::json(text).dump(-1, ' ', false,
+                                                                           nlohmann::json::error_handler_t::replace).c_str());
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  const std::string variable = std::string(kWithoutAGpu) + "=";
+  const FreshProcess run = run_this_program({"--gtest_filter=" + test}, {"CUDA_VISIBLE_DEVICES=", variable},
+                                            {"CUDA_VISIBLE_DEVICES=", variable + call}, std::chrono::seconds(60));
+  const std::size_t mark = run.output.rfind(kWithoutAGpuMark);
+  if (mark != std::string::npos) {
+    const std::size_t end = run.output.find('\n', mark);
+    const nlohmann::json text = nlohmann::json::parse(
+        run.output.substr(mark + kWithoutAGpuMark.size(), end == std::string::npos ? end : end - mark - kWithoutAGpuMark.size()),
+        nullptr, false);
+    if (text.is_string()) return text.get<std::string>();
+  }
+  return "the call did not finish in a process without a GPU: that process " + run.how_it_ended();
 }
 
 namespace {

@@ -165,6 +165,55 @@ TEST(FirstLaunch, RejectsANullKernel) {
   RECORD_EQ(table.rejected, table.invalid) << kRejectedContext << table.calls;
 }
 
+// ---- CPU: where no GPU answers ----------------------------------------------------
+
+TEST(Measurements, CheckTheirArgumentsFirstAndReportAFailedCudaCall) {
+  // Where CUDA sees no device, every CUDA call fails: a call whose arguments
+  // break a stated rule throws std::invalid_argument (checked before any
+  // CUDA call), and any other throws std::runtime_error, the failed call's.
+  // The calls are drawn: which ones are valid no transcript written ahead
+  // of the run can say.
+  std::mt19937_64 random = testing::seeded_random(20261205);
+  std::vector<std::size_t> sizes;
+  for (const bool valid : testing::draw_validity(random, 6)) {
+    std::size_t bytes = kParamSizes[random() % kParamSizes.size()];
+    while (!valid && std::find(kParamSizes.begin(), kParamSizes.end(), bytes) != kParamSizes.end()) {
+      bytes = 1 + random() % 40000;
+    }
+    sizes.push_back(bytes);
+  }
+  const std::vector<bool> kernels = testing::draw_validity(random, 4);
+  std::string calls;
+  for (const std::size_t bytes : sizes) calls += "measure_param_launch(config, " + std::to_string(bytes) + "); ";
+  for (const bool valid : kernels) calls += valid ? "measure_first_launch(an empty kernel, config); " : "measure_first_launch(nullptr, config); ";
+  const std::string outcomes = testing::outcome_without_a_gpu([&] {
+    std::vector<std::string> thrown;
+    for (const std::size_t bytes : sizes) {
+      thrown.push_back(testing::kind_thrown([&] { (void)measure_param_launch(one_trial(), bytes); }));
+    }
+    for (const bool valid : kernels) {
+      const void* kernel = valid ? reference::empty_kernel() : nullptr;
+      thrown.push_back(testing::kind_thrown([&] { (void)measure_first_launch(kernel, one_trial()); }));
+    }
+    return nlohmann::json(thrown).dump();
+  });
+  RECORD_AS_THE_REFERENCE(outcomes)
+      << "what each call threw, in a process where CUDA sees no device, in order: " << calls;
+
+  RECORD_THROWS_WITHOUT_A_GPU((void)measure_launch_latency(one_trial(), Clock::host), std::runtime_error)
+      << "measure_launch_latency(config, Clock::host) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)measure_launch_throughput(one_trial(), Clock::cuda_events), std::runtime_error)
+      << "measure_launch_throughput(config, Clock::cuda_events) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)measure_graph_launch(one_trial(), Clock::host), std::runtime_error)
+      << "measure_graph_launch(config, Clock::host) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)measure_param_launch(one_trial(), 64), std::runtime_error)
+      << "measure_param_launch(config, 64) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)measure_first_launch(reference::empty_kernel(), one_trial()), std::runtime_error)
+      << "measure_first_launch(an empty kernel, config) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU(EventTimer timer(nullptr), std::runtime_error)
+      << "EventTimer(nullptr) where CUDA sees no device: its events cannot be created";
+}
+
 // ---- GPU: the clocks ------------------------------------------------------------
 
 TEST(EventTimer, TimesASpinKernelLikeTheRuntimesOwnEvents) {

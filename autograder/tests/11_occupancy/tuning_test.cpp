@@ -21,6 +21,7 @@
 
 #include "tools/event_timer.h"
 #include "launchlab/cuda.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "tuning.h"
@@ -232,6 +233,58 @@ std::vector<float> Slice(const std::vector<float>& values, std::size_t from, std
   std::vector<float> sums(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) sums[i] = a[i] + b[i];
   return sums;
+}
+
+TEST(Tuning, ConfigurationsAreCheckedFirstAndAFailedLaunchIsReported) {
+  // Where CUDA sees no device, every launch fails: a configuration that
+  // breaks a stated rule throws std::invalid_argument before any CUDA call,
+  // a valid one std::runtime_error, the failed launch's. The configurations
+  // are drawn: which ones are valid no transcript written ahead of the run
+  // can say.
+  std::mt19937_64 random = testing::seeded_random(20261206);
+  std::vector<HeavyConfig> heavy;
+  for (const bool valid : testing::draw_validity(random, 6)) {
+    const HeavyVariant v = kHeavyVariants[random() % kHeavyVariants.size()];
+    HeavyConfig config{v.block_size, v.min_blocks_per_sm, static_cast<int>(random() % 3) * 132};
+    if (!valid) {
+      // A variant the lab does not compile, or a negative grid.
+      if (random() % 2 == 0) config.min_blocks_per_sm = 3;
+      else config.grid_size = -1 - static_cast<int>(random() % 64);
+    }
+    heavy.push_back(config);
+  }
+  std::vector<VaddConfig> vadd;
+  for (const bool valid : testing::draw_validity(random, 6)) {
+    constexpr int kWidths[] = {1, 2, 4};
+    constexpr int kUnrolls[] = {1, 2, 4};
+    VaddConfig config{kWidths[random() % 3], kUnrolls[random() % 3], 32 * (1 + static_cast<int>(random() % 16)), 0};
+    if (!valid) {
+      // A width the lab has no variant of, or a block that is no whole number of warps.
+      if (random() % 2 == 0) config.vector_width = 3;
+      else config.block_size += 1 + static_cast<int>(random() % 31);
+    }
+    vadd.push_back(config);
+  }
+  std::string calls;
+  for (const HeavyConfig& c : heavy) calls += "launch_heavy(" + show(c) + ", ...); ";
+  for (const VaddConfig& c : vadd) calls += "launch_vadd(" + show(c) + ", ...); ";
+  // Null arrays: no launch that gets as far as the GPU reads them here.
+  const std::size_t n = 1 << 20;
+  const std::string outcomes = testing::outcome_without_a_gpu([&] {
+    std::vector<std::string> thrown;
+    for (const HeavyConfig& c : heavy) thrown.push_back(testing::kind_thrown([&] { launch_heavy(c, nullptr, nullptr, n); }));
+    for (const VaddConfig& c : vadd) thrown.push_back(testing::kind_thrown([&] { launch_vadd(c, nullptr, nullptr, nullptr, n); }));
+    return nlohmann::json(thrown).dump();
+  });
+  RECORD_AS_THE_REFERENCE(outcomes)
+      << "what each call threw, in a process where CUDA sees no device, in order: " << calls;
+
+  RECORD_THROWS_WITHOUT_A_GPU(launch_heavy({256, 1, 0}, nullptr, nullptr, n), std::runtime_error)
+      << "launch_heavy({block_size 256, min_blocks_per_sm 1, grid_size 0}, ...) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)choose_vadd_config(n), std::runtime_error)
+      << "choose_vadd_config(2^20) where CUDA sees no device";
+  RECORD_THROWS_WITHOUT_A_GPU((void)choose_heavy_config(n), std::runtime_error)
+      << "choose_heavy_config(2^20) where CUDA sees no device";
 }
 
 TEST(Tuning, ChosenConfigurationsComputeTheRightAnswer) {

@@ -56,4 +56,21 @@ struct RejectionTable {
   }
 };
 
+/// What a call threw, by its kind alone: "std::invalid_argument",
+/// "std::runtime_error", "another exception" or "nothing" (a learner's
+/// messages are the learner's own words, and no rule states them).
+template <class Call>
+std::string kind_thrown(Call&& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument&) {
+    return "std::invalid_argument";
+  } catch (const std::runtime_error&) {
+    return "std::runtime_error";
+  } catch (...) {
+    return "another exception";
+  }
+  return "nothing";
+}
+
 }  // namespace launchlab::testing

@@ -58,6 +58,10 @@
 ///   expected value inside a condition (RECORD_TRUE(f(x) == y) is
 ///   RECORD_EQ(f(x), y)), and give a test of what must throw a row of
 ///   seed-drawn valid inputs recorded with RECORD_OUTCOME.
+/// - RECORD_THROWS_WITHOUT_A_GPU(statement, Type): RECORD_THROWS, with the
+///   statement run again in a process where CUDA sees no device
+///   (launchlab/testing.h: outcome_without_a_gpu), for a header's promise
+///   about a failed CUDA call; in a test that needs no GPU before it.
 /// - RECORD_REQUIRE(condition): ends the test (return) when the condition
 ///   fails, so that what follows never reads past what the learner returned.
 /// - RECORD_SCOPE(text): adds text to the context of every record made in
@@ -336,6 +340,16 @@ bool record_requirement(const char* expression, bool held, const char* file, int
   ::launchlab::testing::Record(#statement, ::launchlab::testing::Check::throws,                        \
                                ::launchlab::testing::what_is_thrown<Type>(#Type, [&] { statement; }), \
                                __FILE__, __LINE__)                                                     \
+      .expect(std::string("throws ") + #Type)
+// RECORD_THROWS with the statement run where CUDA sees no device
+// (testing.h: outcome_without_a_gpu), for what a lab promises of a failed
+// CUDA call.
+#define RECORD_THROWS_WITHOUT_A_GPU(statement, Type)                                                         \
+  ::launchlab::testing::Record(                                                                              \
+      #statement, ::launchlab::testing::Check::throws,                                                       \
+      ::launchlab::testing::outcome_without_a_gpu(                                                           \
+          [&] { return ::launchlab::testing::what_is_thrown<Type>(#Type, [&] { statement; }); }),            \
+      __FILE__, __LINE__)                                                                                    \
       .expect(std::string("throws ") + #Type)
 #define RECORD_NO_THROW(statement)                                                                              \
   ::launchlab::testing::Record(#statement, ::launchlab::testing::Check::throws,                                 \

@@ -148,6 +148,18 @@ struct FreshProcess {
 FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std::vector<std::string>& set,
                                std::chrono::seconds limit = std::chrono::seconds(120));
 
+/// What `outcome()` gives when it runs in a process where CUDA sees no device:
+/// for the promises a lab's header makes about failed CUDA calls ("@throws
+/// std::runtime_error when a CUDA call fails"), which no working GPU fails
+/// on demand. Runs the current test again, alone, in a fresh process of this
+/// test program with CUDA_VISIBLE_DEVICES empty; there, this test's earlier
+/// calls of outcome_without_a_gpu() do nothing, this one calls outcome(),
+/// prints what it returned and ends the process. Here, it returns that text,
+/// or says how the fresh process ended when it printed none. Write it as
+/// RECORD_THROWS_WITHOUT_A_GPU (record.h), in a test that needs no GPU
+/// before it: everything the test does before the call runs there again.
+std::string outcome_without_a_gpu(const std::function<std::string()>& outcome);
+
 /// In a process whose environment has `variable`, runs child(its value) as
 /// the test program starts (after main() has begun, so that every static
 /// object exists) and ends the process with the status it returns, standard

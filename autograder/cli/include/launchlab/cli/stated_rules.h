@@ -3,7 +3,8 @@
 // or a sentence `Throws TYPE`) is checked by some test of the lab, and the
 // linter names that test. A header says which function throws by the
 // declaration its comment documents; a test checks it by a
-// RECORD_THROWS(statement, TYPE) (or message_thrown<TYPE>(...)) whose
+// RECORD_THROWS(statement, TYPE) (RECORD_THROWS_WITHOUT_A_GPU, or
+// message_thrown<TYPE>(...)) whose
 // statement calls that function. Nothing needs to be written twice: the
 // header and the test are the record.
 
@@ -33,7 +34,8 @@ struct TestedThrow {
 /// the function of the declaration that follows its comment.
 std::vector<StatedThrow> stated_throws(std::string_view header);
 
-/// Every RECORD_THROWS(statement, TYPE) and message_thrown<TYPE>(statement)
+/// Every RECORD_THROWS(statement, TYPE), RECORD_THROWS_WITHOUT_A_GPU(statement,
+/// TYPE) and message_thrown<TYPE>(statement)
 /// of a test source, each with the test it is in.
 std::vector<TestedThrow> tested_throws(std::string_view test_source);
 
