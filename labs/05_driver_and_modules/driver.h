@@ -50,7 +50,11 @@ std::optional<std::string> driver_unavailable_reason();
 // Errors (driver.cpp)
 // ---------------------------------------------------------------------------
 
-/// A driver call that did not return CUDA_SUCCESS.
+/// A driver call that did not return CUDA_SUCCESS. The lab's functions
+/// throw it through check() (Module adds the JIT's log after check()'s
+/// message), so that what() always names the error, as in
+/// "CUDA_ERROR_NOT_FOUND": the tests hold that name against the driver's
+/// own answer.
 class DriverError : public std::runtime_error {
  public:
   DriverError(CUresult code, const std::string& message) : std::runtime_error(message), code_(code) {}
@@ -105,10 +109,11 @@ std::vector<std::byte> ptx_image(std::string_view ptx);
 /// @throws std::invalid_argument when the bytes are not such a cubin
 int cubin_sm(std::span<const std::byte> cubin);
 
-/// Whether SASS for sm (e.g. 86) runs on a device of compute capability
-/// major.minor: a cubin for X.y runs on X.z with z >= y, and on no other
-/// major version (NVIDIA's CUDA C++ Programming Guide, "Binary
-/// Compatibility").
+/// Whether SASS for sm runs on a device of compute capability major.minor:
+/// a cubin for X.y runs on X.z with z >= y, and on no other major version
+/// (NVIDIA's CUDA C++ Programming Guide, "Binary Compatibility"). sm is the
+/// number of `-arch=sm_<sm>`, 10 X + y for compute capability X.y: 86 is
+/// 8.6, 100 is 10.0, 120 is 12.0.
 bool sass_runs_on(int sm, int major, int minor);
 
 // ---------------------------------------------------------------------------
@@ -118,8 +123,9 @@ bool sass_runs_on(int sm, int major, int minor);
 /// The q-quantile of the samples, 0 <= q <= 1, interpolating linearly
 /// between the two closest ranks: with the samples sorted as x[0..n-1] and
 /// h = (n - 1) q, it is x[floor(h)] + (h - floor(h)) (x[floor(h) + 1] -
-/// x[floor(h)]). quantile(x, 0.5) is the median. The samples need not be
-/// sorted.
+/// x[floor(h)]). At h = n - 1 (q = 1, or a single sample) there is no
+/// x[floor(h) + 1], and the quantile is x[n - 1]. quantile(x, 0.5) is the
+/// median. The samples need not be sorted.
 /// @throws std::invalid_argument when there are no samples or q is outside
 ///         [0, 1] (or not a number)
 double quantile(std::span<const double> samples, double q);
@@ -158,7 +164,7 @@ struct JitOptions {
 /// CU_JIT_WALL_TIME (value 0), CU_JIT_INFO_LOG_BUFFER (info_log.data()),
 /// CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES (info_log.size(), as a number in the
 /// slot), CU_JIT_ERROR_LOG_BUFFER and CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
-/// likewise for error_log, in any order.
+/// likewise for error_log: each of the five once, in any order.
 /// Both logs are cleared to empty strings.
 JitOptions jit_options(std::span<char> info_log, std::span<char> error_log);
 
@@ -269,14 +275,16 @@ struct ColdStart {
   int result = 0;                ///< what the kernel wrote to out[0]
 };
 
-/// A program's first launch, step by step, in this process, which must not
-/// have initialized CUDA yet (the tests run it in a fresh process): cuInit,
+/// A program's first launch, step by step, in this process: cuInit,
 /// a Context on device 0, a Module of image, get_function(kernel), a
 /// 4-byte cuMemAlloc'ed out (zeroed), then launch_and_wait(f, 1, 1, {&out,
 /// &value}) twice, for a kernel `extern "C" __global__ void kernel(int* out,
 /// int value)`, and out[0] copied back into result. Only the steps listed in
 /// ColdStart are timed. Everything it creates is released before it
-/// returns. @throws DriverError
+/// returns. Its times are a cold start's only in a process that has not
+/// initialized CUDA yet, which is why the timing tests run it in a fresh
+/// one; in any other process it works all the same, and throws the same
+/// DriverError, for a kernel the image lacks say. @throws DriverError
 ColdStart cold_start(std::span<const std::byte> image, const std::string& kernel, int value);
 
 /// The cost of creating a context once the driver is initialized: cuInit(0),

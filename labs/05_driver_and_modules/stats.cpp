@@ -12,7 +12,7 @@ namespace launchlab::driver {
 double quantile(std::span<const double> samples, double q) {
   // TODO(student): sort a copy and interpolate between the ranks around
   // h = (n - 1) q, as driver.h says; std::invalid_argument for no samples
-  // or a q outside [0, 1].
+  // or a q outside [0, 1] (NaN among them).
   (void)q;
   return samples.empty() ? 0.0 : samples.front();
 }

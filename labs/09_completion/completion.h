@@ -132,7 +132,8 @@ enum class Direction {
 std::vector<double> time_copies(HostMemory memory, Direction direction, std::size_t bytes, int trials);
 
 /// Bandwidth in gigabytes (10^9 bytes) per second.
-/// @throws std::invalid_argument when seconds is not positive
+/// @throws std::invalid_argument when seconds is not positive: zero,
+///         negative, or not a number
 double gigabytes_per_second(std::size_t bytes, double seconds);
 
 /// The median of the samples: the middle one of an odd count, the mean of

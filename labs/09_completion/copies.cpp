@@ -34,8 +34,8 @@ std::vector<double> time_copies(HostMemory memory, Direction direction, std::siz
 }
 
 double gigabytes_per_second(std::size_t bytes, double seconds) {
-  // TODO(student): bytes / seconds / 10^9; reject seconds <= 0
-  // (std::invalid_argument).
+  // TODO(student): bytes / seconds / 10^9; reject seconds that are not
+  // positive, NaN among them (std::invalid_argument).
   (void)bytes;
   (void)seconds;
   return 0.0;

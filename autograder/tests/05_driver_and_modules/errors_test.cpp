@@ -1,13 +1,18 @@
 // check(), on any machine: with a driver the names come from cuGetErrorName,
 // without one check() must still say which call failed and with what number.
+// And time_context_creation's argument check, which comes before any driver
+// call and so answers the same on any machine.
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 
 #include "driver.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
+#include "launchlab/testing.h"
 #include "support.h"
 
 namespace launchlab::driver_tests {
@@ -48,6 +53,25 @@ TEST(Errors, CheckNamesTheCallAndTheError) {
     RECORD_EQ(thrown_by_check(static_cast<CUresult>(12345), "cuLaunchKernel").message, "cuLaunchKernel: CUresult 12345")
         << "the message";
   }
+}
+
+TEST(Errors, ContextTimingRejectsTrialsBelowOneBeforeTheDriver) {
+  RECORD_THROWS((void)launchlab::driver::time_context_creation(0), std::invalid_argument)
+      << "time_context_creation(0)";
+  RECORD_THROWS((void)launchlab::driver::time_context_creation(-1), std::invalid_argument)
+      << "time_context_creation(-1)";
+  // Drawn calls, valid or not by the draw. A valid one creates a context or
+  // two on a GPU and fails in the driver (a DriverError) without one: only
+  // whether each call was rejected is the same on every machine.
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260504);
+  launchlab::testing::RejectionTable table;
+  for (const bool valid : launchlab::testing::draw_validity(random, 8)) {
+    const int trials = valid ? 1 + static_cast<int>(random() % 2) : -static_cast<int>(random() % 1000);
+    table.add(valid, "time_context_creation(" + std::to_string(trials) + ")",
+              [&] { (void)launchlab::driver::time_context_creation(trials); });
+  }
+  RECORD_EQ(table.rejected, table.invalid)
+      << "[i]: whether call i threw std::invalid_argument; the calls: " << table.calls;
 }
 
 }  // namespace

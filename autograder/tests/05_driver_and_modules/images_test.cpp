@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "launchlab/drawn.h"
 #include "launchlab/record.h"
 #include "launchlab/testing.h"
 #include "support.h"
@@ -78,6 +81,9 @@ TEST(Images, UnknownBytesAreNoImage) {
   // that calls everything Unknown does not know.
   RECORD_EQ(identify_image(std::vector<std::byte>(cubin.begin(), cubin.begin() + 64)), launchlab::driver::ImageKind::Cubin)
       << "identify_image(the first 64 bytes of the same cubin: a whole ELF64 header with e_machine 190)";
+  const std::vector<std::byte>& fat = fatbin("small.cu", 90).bytes;
+  RECORD_EQ(identify_image(std::vector<std::byte>(fat.begin(), fat.begin() + 4)), launchlab::driver::ImageKind::Fatbin)
+      << "identify_image(the first 4 bytes of the fatbin of fatbinary --create: its magic alone)";
 }
 
 TEST(Images, PtxImageEndsWithExactlyOneNul) {
@@ -111,6 +117,38 @@ TEST(Images, CubinArchitectureFromTheElfHeader) {
       << "cubin_sm(PTX): PTX is no cubin";
   RECORD_THROWS(launchlab::driver::cubin_sm(fatbin("small.cu", 90).bytes), std::invalid_argument)
       << "cubin_sm(a fatbin): a fatbin is no cubin";
+}
+
+TEST(Images, CubinSmChecksTheAbiAndReadsBits8To15) {
+  // The cubin of ptxas -arch=sm_90 with its ELF header changed. A valid row
+  // writes a drawn architecture into bits 8 to 15 of e_flags and drawn bits
+  // into the rest of it; an invalid row gives EI_OSABI or EI_ABIVERSION a
+  // value other than nvcc 13.0's (0x41 and 8). Only code that rejects
+  // exactly the invalid rows and reads the architecture from those eight
+  // bits matches the solution.
+  const std::vector<std::byte>& cubin = assemble("small.cu", 90).bytes;
+  std::mt19937_64 random = launchlab::testing::seeded_random(20260503);
+  for (const bool valid : launchlab::testing::draw_validity(random, 8)) {
+    std::vector<std::byte> patched = cubin;
+    std::string change;
+    if (valid) {
+      const auto sm = static_cast<std::uint32_t>(random() % 256);
+      const auto flags = (static_cast<std::uint32_t>(random()) & 0xffff00ffu) | (sm << 8);
+      std::memcpy(patched.data() + 48, &flags, sizeof flags);
+      char shown[48];
+      std::snprintf(shown, sizeof shown, "e_flags %#010x (bits 8 to 15: %u)", flags, sm);
+      change = shown;
+    } else {
+      const bool os_abi = random() % 2 == 0;
+      const std::size_t at = os_abi ? 7 : 8;
+      const unsigned nvcc13 = os_abi ? 0x41 : 8;
+      const auto value = static_cast<unsigned>((nvcc13 + 1 + random() % 255) % 256);
+      patched[at] = static_cast<std::byte>(value);
+      change = std::string(os_abi ? "EI_OSABI" : "EI_ABIVERSION") + " " + std::to_string(value);
+    }
+    RECORD_OUTCOME(launchlab::driver::cubin_sm(patched), std::invalid_argument)
+        << "cubin_sm(the cubin of ptxas -arch=sm_90 with " << change << ")";
+  }
 }
 
 TEST(Images, SassRunsWithinItsMajorVersion) {

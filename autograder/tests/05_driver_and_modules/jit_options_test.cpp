@@ -96,6 +96,14 @@ TEST(JitOptions, ReadsWhatTheDriverWroteBack) {
   RECORD_EQ(r.error_log, "ptxas fatal   : Unresolved extern function")
       << "error_log: the error log ends after the bytes the driver says it wrote";
 
+  // The driver writes a SIZE_BYTES value as an unsigned int: its four bytes
+  // only, so the slot's upper half keeps what was there before.
+  JitOptions upper_half_set = o;
+  upper_half_set.values[*error_size] = number((std::uintptr_t{0xffffffffu} << 32) | error_text.size());
+  RECORD_EQ(launchlab::driver::read_jit_report(upper_half_set).error_log, "ptxas fatal   : Unresolved extern function")
+      << "error_log, when the error log's SIZE_BYTES slot holds " << error_text.size()
+      << " in its low 32 bits and ones in its upper 32: the count is the low 32 bits alone";
+
   JitOptions without_wall = o;
   without_wall.keys.erase(without_wall.keys.begin() + static_cast<std::ptrdiff_t>(*wall));
   without_wall.values.erase(without_wall.values.begin() + static_cast<std::ptrdiff_t>(*wall));

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -56,6 +57,8 @@ TEST(Bandwidth, IsBytesOverSecondsInGigabytes) {
       << "gigabytes_per_second(bytes = 4096, seconds = 0)";
   RECORD_THROWS(gigabytes_per_second(4096, -1.0), std::invalid_argument)
       << "gigabytes_per_second(bytes = 4096, seconds = -1)";
+  RECORD_THROWS(gigabytes_per_second(4096, std::numeric_limits<double>::quiet_NaN()), std::invalid_argument)
+      << "gigabytes_per_second(bytes = 4096, seconds = NaN): NaN is not positive";
 }
 
 using launchlab::testing::Expected;
