@@ -72,6 +72,9 @@ TEST(Errors, ContextTimingRejectsTrialsBelowOneBeforeTheDriver) {
   }
   RECORD_EQ(table.rejected, table.invalid)
       << "[i]: whether call i threw std::invalid_argument; the calls: " << table.calls;
+  // A valid call where the driver sees no device fails in the driver.
+  RECORD_THROWS_WITHOUT_A_GPU((void)launchlab::driver::time_context_creation(1), DriverError)
+      << "time_context_creation(1) where the driver sees no device";
 }
 
 }  // namespace

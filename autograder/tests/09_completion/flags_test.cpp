@@ -72,6 +72,9 @@ TEST(Arguments, MeasureWaitsRejectsBadTrialsAndKernelTimes) {
   }
   RECORD_EQ(table.rejected, table.invalid)
       << "[i]: whether call i threw std::invalid_argument; the calls: " << table.calls;
+  // A valid call where CUDA sees no device fails in its first CUDA call.
+  RECORD_THROWS_WITHOUT_A_GPU(measure_waits(WaitMethod::StreamSyncSpin, 1, 10'000), std::runtime_error)
+      << "measure_waits(stream-sync-spin, trials = 1, kernel_ns = 10000) where CUDA sees no device";
 }
 
 TEST(Arguments, TimeCopiesRejectsAnEmptyCopyAndNoTrials) {
