@@ -22,20 +22,6 @@ using namespace launchlab::grader;
 
 namespace {
 
-/// The labs whose code a tool of `slug` runs: the lab and those its
-/// CMakeLists.txt names in USES_LABS (06's tools decode QMDs with 07's code).
-std::vector<std::string> labs_run_by(const fs::path& root, const std::string& slug) {
-  std::vector<std::string> labs = {slug};
-  const std::string cmake = read_text(root / "labs" / slug / "CMakeLists.txt");
-  std::smatch uses;
-  if (std::regex_search(cmake, uses, std::regex(R"(USES_LABS([^)]*))"))) {
-    static const std::regex kSlug(R"([0-9]{2}_[a-z0-9_]+)");
-    const std::string listed = uses[1].str();
-    for (std::sregex_iterator it(listed.begin(), listed.end(), kSlug), end; it != end; ++it) labs.push_back(it->str());
-  }
-  return labs;
-}
-
 /// Whether every student file of the lab is still the course's starter
 /// (find_starters: not the learner's last commit, which may hold their
 /// work); false when that cannot be told.
@@ -87,7 +73,7 @@ std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, 
   if (!asks_for_help(args) && !reference_build) {
     if (const std::string slug = lab_of_tool(program, args.front()); !slug.empty()) {
       const std::vector<Lab> labs = load_course(root);
-      for (const auto& used : labs_run_by(root, slug)) {
+      for (const auto& used : labs_built_on(root, slug)) {
         const auto lab = find_lab(labs, used);
         if (!lab) continue;
         if (still_the_starter(Context{root, build}, *lab)) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -183,6 +184,22 @@ CommittedCourse export_committed_course(const fs::path& course_root, const fs::p
   fs::remove_all(staged, ignored);
   std::ofstream(marker) << key;
   return {into, revision};
+}
+
+std::vector<std::string> labs_built_on(const fs::path& course_root, const std::string& slug) {
+  static const std::regex kUses(R"(USES_LABS([^)]*))");
+  static const std::regex kSlug(R"([0-9]{2}_[a-z0-9_]+)");
+  std::vector<std::string> labs = {slug};
+  for (std::size_t next = 0; next < labs.size(); ++next) {
+    const std::string cmake = read_text(course_root / "labs" / labs[next] / "CMakeLists.txt");
+    std::smatch uses;
+    if (!std::regex_search(cmake, uses, kUses)) continue;
+    const std::string listed = uses[1].str();
+    for (std::sregex_iterator it(listed.begin(), listed.end(), kSlug), end; it != end; ++it) {
+      if (std::find(labs.begin(), labs.end(), it->str()) == labs.end()) labs.push_back(it->str());
+    }
+  }
+  return labs;
 }
 
 SubmissionFiles find_submission_files(const fs::path& submission, const std::vector<Lab>& labs,

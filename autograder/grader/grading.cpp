@@ -351,7 +351,23 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   phases.trusted_seconds = phase_seconds();
 
   log(options, "taking the submission's files");
-  SubmissionFiles submission = find_submission_files(options.submission, labs, all_labs);
+  // A graded lab runs on the learner's own code of the labs it builds on, as
+  // `launchlab test` runs it: those are taken too, and graded only if named.
+  std::vector<Lab> taken_labs;
+  for (const auto& lab : labs) {
+    for (const auto& slug : labs_built_on(course.root, lab.slug)) {
+      const auto found = std::find_if(all_labs.begin(), all_labs.end(), [&](const Lab& l) { return l.slug == slug; });
+      const bool listed = std::any_of(taken_labs.begin(), taken_labs.end(), [&](const Lab& l) { return l.slug == slug; });
+      if (found != all_labs.end() && !listed) taken_labs.push_back(*found);
+    }
+  }
+  SubmissionFiles submission = find_submission_files(options.submission, taken_labs, all_labs);
+  for (const auto& lab : labs) {
+    for (const auto& used : labs_built_on(course.root, lab.slug)) {
+      if (used == lab.slug || submission.notes[used].empty()) continue;
+      submission.notes[lab.slug] += lab.slug + " runs on your " + used + ", and of it: " + submission.notes[used];
+    }
+  }
   const fs::path exercise_dir = options.work_dir / "exercise";
   const fs::path learner_sources = options.work_dir / "learner-src";
   const fs::path data_dir = options.work_dir / "data";

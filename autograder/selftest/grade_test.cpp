@@ -699,6 +699,32 @@ TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
   fs::remove_all(scratch);
 }
 
+TEST(CourseGrading, ALabGradedAloneRunsOnTheLearnersOwnCodeOfTheLabsItBuildsOn) {
+  // Lab 06 decodes QMDs with lab 07's code (USES_LABS). Graded alone, as a
+  // course that gives one lab per assignment grades it, the solutions' 06
+  // runs on the submission's own 07, as `launchlab test 06` does, and fails
+  // nothing; a submission of 06's files alone is told that 07's starters
+  // stood in for its 07.
+  const fs::path scratch = fresh_temp_dir("course-grade-alone");
+  const std::vector<std::string> lab_06 = {"--labs", "06"};
+  Graded solutions = grade(kSource, kCourseBuild, kSource / "solutions", scratch / "work", scratch / "solutions.json", lab_06);
+  EXPECT_EQ(solutions.run.exit_code, 0) << solutions.run.output;
+  int passed = 0;
+  for (const auto& test : member(solutions.results, "tests", json::array())) {
+    const std::string outcome = test.at("extra_data").value("outcome", "");
+    EXPECT_NE(outcome, "failed") << test.value("name", "") << ": " << test.value("output", "");
+    passed += outcome == "passed";
+  }
+  EXPECT_GT(passed, 0) << solutions.run.output;
+
+  fs::create_directories(scratch / "only-06" / "labs");
+  fs::copy(kSource / "solutions" / "06_channels", scratch / "only-06" / "labs" / "06_channels", fs::copy_options::recursive);
+  Graded only_06 = grade(kSource, kCourseBuild, scratch / "only-06", scratch / "work", scratch / "only-06.json", lab_06);
+  EXPECT_NE(only_06.results.dump().find("06_channels runs on your 07_qmd"), std::string::npos) << only_06.run.output;
+  EXPECT_LT(only_06.total(), solutions.total()) << "07's starters decode no QMD";
+  fs::remove_all(scratch);
+}
+
 // ------------------------------------------------------------ the learner's loop
 
 namespace {

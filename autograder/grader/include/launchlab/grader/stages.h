@@ -58,6 +58,11 @@ struct SubmissionFiles {
   std::map<std::string, std::string> notes;                                  ///< slug -> notes
 };
 
+/// The lab and every lab whose code it builds on: those its CMakeLists.txt
+/// names in USES_LABS (06 decodes QMDs with 07's code; 12 uses 03, 04, 06
+/// and 07), and theirs, each once, the lab first.
+std::vector<std::string> labs_built_on(const std::filesystem::path& course_root, const std::string& slug);
+
 /// Finds the student files of `labs` in `submission` (labs/<slug>/<file>,
 /// <slug>/<file>, or <file> at the top where one lab alone has that name).
 /// A file that is a link, not a plain file, unreadable or too large is left
