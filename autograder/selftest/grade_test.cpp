@@ -675,6 +675,22 @@ TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {
   EXPECT_EQ(lint.output.find("00_alpha: no solution overlay"), std::string::npos) << lint.output;
 }
 
+namespace {
+
+// A grading that exited 0, failed no test and passed some.
+void ExpectFullMarksWhereGradable(const Graded& graded) {
+  EXPECT_EQ(graded.run.exit_code, 0) << graded.run.output;
+  int passed = 0;
+  for (const auto& test : member(graded.results, "tests", json::array())) {
+    const std::string outcome = test.at("extra_data").value("outcome", "");
+    EXPECT_NE(outcome, "failed") << test.value("name", "") << ": " << test.value("output", "");
+    passed += outcome == "passed";
+  }
+  EXPECT_GT(passed, 0) << graded.run.output;
+}
+
+}  // namespace
+
 TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
   // The course as committed (HEAD); lab 00 keeps this quick. Every lab's
   // solutions and starters are judged by the course's linter, and graded
@@ -682,14 +698,7 @@ TEST(CourseGrading, SolutionsGetFullMarksAndStartersDoNot) {
   const fs::path scratch = fresh_temp_dir("course-grade");
   const std::vector<std::string> lab_00 = {"--labs", "00"};
   Graded solutions = grade(kSource, kCourseBuild, kSource / "solutions", scratch / "work", scratch / "solutions.json", lab_00);
-  EXPECT_EQ(solutions.run.exit_code, 0) << solutions.run.output;
-  int passed = 0;
-  for (const auto& test : member(solutions.results, "tests", json::array())) {
-    const std::string outcome = test.at("extra_data").value("outcome", "");
-    EXPECT_NE(outcome, "failed") << test.value("name", "") << ": " << test.value("output", "");
-    passed += outcome == "passed";
-  }
-  EXPECT_GT(passed, 0) << solutions.run.output;
+  ExpectFullMarksWhereGradable(solutions);
 
   fs::create_directories(scratch / "empty-submission");
   Graded starters = grade(kSource, kCourseBuild, scratch / "empty-submission", scratch / "work", scratch / "starters.json",
@@ -708,14 +717,7 @@ TEST(CourseGrading, ALabGradedAloneRunsOnTheLearnersOwnCodeOfTheLabsItBuildsOn) 
   const fs::path scratch = fresh_temp_dir("course-grade-alone");
   const std::vector<std::string> lab_06 = {"--labs", "06"};
   Graded solutions = grade(kSource, kCourseBuild, kSource / "solutions", scratch / "work", scratch / "solutions.json", lab_06);
-  EXPECT_EQ(solutions.run.exit_code, 0) << solutions.run.output;
-  int passed = 0;
-  for (const auto& test : member(solutions.results, "tests", json::array())) {
-    const std::string outcome = test.at("extra_data").value("outcome", "");
-    EXPECT_NE(outcome, "failed") << test.value("name", "") << ": " << test.value("output", "");
-    passed += outcome == "passed";
-  }
-  EXPECT_GT(passed, 0) << solutions.run.output;
+  ExpectFullMarksWhereGradable(solutions);
 
   fs::create_directories(scratch / "only-06" / "labs");
   fs::copy(kSource / "solutions" / "06_channels", scratch / "only-06" / "labs" / "06_channels", fs::copy_options::recursive);
