@@ -157,7 +157,7 @@ int command_doctor(const fs::path& root, const fs::path& build, const fs::path& 
   }
   auto joined = [](const std::vector<std::string>& items) {
     std::string text;
-    for (const auto& item : items) text += (text.empty() ? "" : " ") + item;
+    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
     return text.empty() ? std::string("none") : text;
   };
   show("test", "every test of labs " + joined(fully));

@@ -521,11 +521,13 @@ int command_reset(const Context& ctx, const Lab& lab, bool yes) {
   if (!yes) {
     if (!isatty(STDIN_FILENO)) {
       std::cout << "launchlab reset would put back the starter's" << files << " of " << lab.slug << " (from "
-                << starters.source << "), losing your changes; say --yes to do it without being asked.\n";
+                << starters.source << "), losing your changes and the lab's recorded runs (list's best and last); say --yes "
+                   "to do it without being asked.\n";
       return 2;
     }
     std::cout << "Put back the starter's" << files << " of " << lab.slug << " from " << starters.source
-              << "? Your changes to them are lost. [y/N] " << std::flush;
+              << "? Your changes to them are lost, and so are the lab's recorded runs (list's best and last). [y/N] "
+              << std::flush;
     std::string answer;
     std::getline(std::cin, answer);
     if (answer != "y" && answer != "Y" && answer != "yes") {
@@ -536,7 +538,7 @@ int command_reset(const Context& ctx, const Lab& lab, bool yes) {
   for (const auto& [path, text] : starters.files) write_file_atomically(path, text);
   keep_progress(ctx, [&] { forget_runs(progress_dir(ctx), lab.slug); });
   std::cout << "Put back the starter's" << files << " of " << lab.slug << " from " << starters.source
-            << " (your commits, if any, still hold your work).\n";
+            << " and forgot the lab's recorded runs (your commits, if any, still hold your work).\n";
   return 0;
 }
 

@@ -105,7 +105,7 @@ struct Bank {
   std::string source;
 };
 
-Bank bank_of(const Function& f, const std::map<std::string, ParamBank>& listed, std::optional<std::uint32_t> given) {
+Bank bank_of(const Function& f, const std::map<std::string, ParamBank>& listed, const std::optional<std::uint32_t>& given) {
   // Without the kernel's own size, the largest list there may be.
   constexpr std::uint32_t kLargestList = 32764;
   if (auto it = listed.find(f.name); it != listed.end()) return {it->second.base, it->second.size, "EIATTR_PARAM_CBANK"};
@@ -114,7 +114,10 @@ Bank bank_of(const Function& f, const std::map<std::string, ParamBank>& listed, 
 }
 
 int run_sass(const SassArgs& a) {
-  const auto given_base = a.param_base.empty() ? std::nullopt : std::optional<std::uint32_t>(bank_offset(a.param_base));
+  // Read (and refused, when malformed) before any work; built with emplace,
+  // which GCC's -Wmaybe-uninitialized does not misread as a conditional copy.
+  std::optional<std::uint32_t> given_base;
+  if (!a.param_base.empty()) given_base.emplace(bank_offset(a.param_base));
   std::string text = launchlab::inspect::file_bytes(a.file);
   bool binary = text.size() >= 4 && (text.compare(0, 4, "\x7f" "ELF") == 0 || text.compare(0, 4, "\x50\xed\x55\xba") == 0);
   if (binary) text = disassemble(a.file, is_cubin(text));
