@@ -153,20 +153,16 @@ std::vector<TestedThrow> tested_throws(std::string_view source) {
         test = std::string(trimmed(arguments.substr(0, comma))) + "." + std::string(trimmed(arguments.substr(comma + 1)));
       }
     }
-    const auto record_throws = [&](std::string_view macro) {
-      return source.compare(at, macro.size(), macro) == 0 && (at == 0 || !is_word_char(source[at - 1]));
-    };
-    if (const std::string_view macro = record_throws("RECORD_THROWS(") ? "RECORD_THROWS("
-                                       : record_throws("RECORD_THROWS_WITHOUT_A_GPU(") ? "RECORD_THROWS_WITHOUT_A_GPU("
-                                                                                        : "";
-        !macro.empty()) {
+    for (std::string_view macro : {"RECORD_THROWS(", "RECORD_THROWS_WITHOUT_A_GPU("}) {
+      if (source.compare(at, macro.size(), macro) != 0 || (at > 0 && is_word_char(source[at - 1]))) continue;
       const std::size_t close = closing_parenthesis(source, at + macro.size() - 1);
       if (close == std::string_view::npos) continue;
       std::string_view arguments = source.substr(at + macro.size(), close - at - macro.size());
       const std::size_t comma = last_top_level_comma(arguments);
       if (comma == std::string_view::npos) continue;
       found.push_back({test, std::string(arguments.substr(0, comma)), std::string(trimmed(arguments.substr(comma + 1)))});
-    } else if (source.compare(at, 15, "message_thrown<") == 0) {
+    }
+    if (source.compare(at, 15, "message_thrown<") == 0) {
       const std::size_t type_end = source.find('>', at);
       const std::size_t open = type_end == std::string_view::npos ? type_end : source.find('(', type_end);
       if (open == std::string_view::npos) continue;

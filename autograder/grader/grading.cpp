@@ -353,19 +353,20 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   log(options, "taking the submission's files");
   // A graded lab runs on the learner's own code of the labs it builds on, as
   // `launchlab test` runs it: those are taken too, and graded only if named.
+  std::map<std::string, std::vector<std::string>> built_on;
   std::vector<Lab> taken_labs;
   for (const auto& lab : labs) {
-    for (const auto& slug : labs_built_on(course.root, lab.slug)) {
-      const auto found = std::find_if(all_labs.begin(), all_labs.end(), [&](const Lab& l) { return l.slug == slug; });
+    built_on[lab.slug] = labs_built_on(course.root, lab.slug);
+    for (const auto& slug : built_on[lab.slug]) {
       const bool listed = std::any_of(taken_labs.begin(), taken_labs.end(), [&](const Lab& l) { return l.slug == slug; });
-      if (found != all_labs.end() && !listed) taken_labs.push_back(*found);
+      if (auto found = find_lab(all_labs, slug); found && !listed) taken_labs.push_back(*found);
     }
   }
   SubmissionFiles submission = find_submission_files(options.submission, taken_labs, all_labs);
-  for (const auto& lab : labs) {
-    for (const auto& used : labs_built_on(course.root, lab.slug)) {
-      if (used == lab.slug || submission.notes[used].empty()) continue;
-      submission.notes[lab.slug] += lab.slug + " runs on your " + used + ", and of it: " + submission.notes[used];
+  for (const auto& [slug, used_labs] : built_on) {
+    for (const auto& used : used_labs) {
+      if (used == slug || submission.notes[used].empty()) continue;
+      submission.notes[slug] += slug + " runs on your " + used + ", and of it: " + submission.notes[used];
     }
   }
   const fs::path exercise_dir = options.work_dir / "exercise";
