@@ -10,6 +10,7 @@
 #include "launchlab/class/grade_class.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -219,18 +220,20 @@ class TimedLog {
   bool at_line_start_ = true;
 };
 
-/// The dedicated sandbox user a grading has to itself, while it holds this.
+/// The dedicated sandbox users a grading has to itself, while it holds this.
 struct SandboxUserTurn {
-  std::string user;
-  std::unique_ptr<grader::FileLock> lock;
+  std::string users;  ///< comma-separated, as LAUNCHLAB_SANDBOX_USER takes them
+  std::vector<std::unique_ptr<grader::FileLock>> locks;
 };
 
 /// Where the grader would run submissions as a dedicated user (sandbox.h),
-/// one of those users for this grading alone: the sweep that ends a run's
-/// processes ends everything its user runs, so two gradings on one host (or
-/// one node) must not share one. A lock file per user in the grader's lock
-/// folder says which are taken; with all of them taken, this waits.
-std::optional<SandboxUserTurn> take_sandbox_user() {
+/// up to `share` of those users for this grading alone (at least one): the
+/// sweep that ends a run's processes ends everything its user runs, so two
+/// gradings on one host (or one node) must not share one, and a grading
+/// runs as many programs at once as it has users. A lock file per user in
+/// the grader's lock folder says which are taken; with all of them taken,
+/// this waits.
+std::optional<SandboxUserTurn> take_sandbox_users(std::size_t share) {
   grader::Sandbox sandbox;
   try {
     sandbox = grader::choose_sandbox();
@@ -239,14 +242,29 @@ std::optional<SandboxUserTurn> take_sandbox_user() {
   }
   if (!sandbox.uses_user()) return std::nullopt;
   while (!stopping) {
+    SandboxUserTurn turn;
     for (const auto& user : sandbox.users) {
+      if (turn.locks.size() >= std::max<std::size_t>(1, share)) break;
       auto lock = std::make_unique<grader::FileLock>(
           grader::grader_lock_folder() / ("grading-sandbox-user-" + user.name + ".lock"), false);
-      if (lock->held()) return SandboxUserTurn{user.name, std::move(lock)};
+      if (!lock->held()) continue;
+      turn.users += (turn.users.empty() ? "" : ",") + user.name;
+      turn.locks.push_back(std::move(lock));
     }
+    if (!turn.locks.empty()) return turn;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   return std::nullopt;
+}
+
+/// The sandbox users in the pool here (none where the grader uses none).
+std::size_t sandbox_pool_size() {
+  try {
+    const grader::Sandbox sandbox = grader::choose_sandbox();
+    return sandbox.uses_user() ? sandbox.users.size() : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 /// The limits of one `launchlab grade` of the plan.
@@ -319,7 +337,7 @@ bool prepare_for_plan(const Plan& plan) {
   return outcome.exited_cleanly();
 }
 
-GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
+GradingOutcome grade_one(const Plan& plan, const Plan::Task& task, std::size_t users_share) {
   const fs::path dir = plan.out / task.student;
   fs::create_directories(dir);
   const fs::path results = dir / "results.json";
@@ -334,8 +352,8 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task) {
   if (task.seed) arguments.insert(arguments.end(), {"--seed", std::to_string(*task.seed)});
 
   std::vector<std::string> environment;
-  std::optional<SandboxUserTurn> user_turn = take_sandbox_user();
-  if (user_turn) environment.push_back("LAUNCHLAB_SANDBOX_USER=" + user_turn->user);
+  std::optional<SandboxUserTurn> user_turn = take_sandbox_users(users_share);
+  if (user_turn) environment.push_back("LAUNCHLAB_SANDBOX_USER=" + user_turn->users);
 
   const std::string started = utc_now();
   RunOutcome outcome = run_launchlab_grade(plan, arguments, environment, dir / "grade.log");
@@ -510,6 +528,8 @@ Plan make_plan(const fs::path& root, const fs::path& build, const fs::path& laun
 // ------------------------------------------------------------ engines
 
 int run_local(const Plan& plan, int jobs) {
+  // The pool of sandbox users shared out among the gradings side by side.
+  const std::size_t users_share = std::max<std::size_t>(1, sandbox_pool_size() / static_cast<std::size_t>(std::max(1, jobs)));
   std::atomic<std::size_t> next{0};
   std::mutex printing;
   std::vector<std::string> failed;
@@ -520,7 +540,7 @@ int run_local(const Plan& plan, int jobs) {
     const auto& task = plan.tasks[index];
     GradingOutcome outcome;
     try {
-      outcome = grade_one(plan, task);
+      outcome = grade_one(plan, task, users_share);
     } catch (const std::exception& error) {
       outcome.line = std::string("FAILED: ") + error.what();
     }
@@ -743,7 +763,11 @@ int grade_class(const fs::path& root, const fs::path& build, const fs::path& lau
       return 0;
     }
     if (static_cast<std::size_t>(args.task) >= plan.tasks.size()) throw std::runtime_error("no task " + std::to_string(args.task));
-    GradingOutcome outcome = grade_one(plan, plan.tasks[static_cast<std::size_t>(args.task)]);
+    // A Slurm task has its node's cores that the job was given: one sandbox
+    // user each, as far as the node's pool goes.
+    cpu_set_t given;
+    const std::size_t cores = sched_getaffinity(0, sizeof given, &given) == 0 ? static_cast<std::size_t>(CPU_COUNT(&given)) : 1;
+    GradingOutcome outcome = grade_one(plan, plan.tasks[static_cast<std::size_t>(args.task)], cores);
     std::cout << plan.tasks[static_cast<std::size_t>(args.task)].student << ": " << outcome.line << "\n";
     return outcome.graded ? 0 : 1;
   }

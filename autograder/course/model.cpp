@@ -310,9 +310,10 @@ class FileReader {
     for (const auto& item : *tables) {
       const toml::table& table = *item.as_table();
       if (hints) {
-        only_keys(table, {"name", "points", "needs", "sanitize", "hint", "measures", "leaderboard"}, "in a [[tests]] table");
+        only_keys(table, {"name", "points", "needs", "sanitize", "hint", "measures", "alone", "leaderboard"},
+                  "in a [[tests]] table");
       } else {
-        only_keys(table, {"name", "points", "needs", "sanitize", "measures"}, "in a private [[tests]] table");
+        only_keys(table, {"name", "points", "needs", "sanitize", "measures", "alone"}, "in a private [[tests]] table");
       }
       LabTest test;
       const toml::node& name = required(table, "name", false, "in this [[tests]] table");
@@ -356,6 +357,12 @@ class FileReader {
         const auto* flag = measures->as_boolean();
         if (!flag) fail(*measures, "measures of " + test.name + " must be true or false, not " + a_type(*measures));
         test.measures = flag->get();
+      }
+      if (const toml::node* alone = table.get("alone")) {
+        const auto* flag = alone->as_boolean();
+        if (!flag) fail(*alone, "alone of " + test.name + " must be true or false, not " + a_type(*alone));
+        test.alone = flag->get();
+        if (test.alone && test.measures) fail(*alone, "test " + test.name + " measures, so it runs alone already: drop alone");
       }
       if (const toml::node* board = table.get("leaderboard")) test.leaderboard = leaderboard_figure(*board, test);
       if (const toml::node* hint = table.get("hint")) {

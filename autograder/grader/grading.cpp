@@ -14,11 +14,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "launchlab/grader/expectations.h"
+#include "launchlab/grader/gpu_turns.h"
 #include "launchlab/grader/process.h"
 
 namespace launchlab::grader {
@@ -191,22 +193,26 @@ void prepare_work_dir(const fs::path& work_dir) {
   fs::permissions(work_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
-/// Whether a lab's programs may run beside other labs': its tests need no
-/// GPU here (none at all, or no GPU to run them on), none measures, and the sandbox keeps
-/// each run to itself, so that what one lab's code does (a file changed, a
-/// process left behind) is never blamed on another's.
-bool runs_side_by_side(const Lab& lab, const Capabilities& capabilities, const Sandbox& sandbox) {
-  // Runs as dedicated users take one each from the pool (waiting while
-  // none is free); bubblewrap gives each run its own namespaces.
-  const bool isolated = sandbox.kind != SandboxKind::none;
-  // A test that measures runs alone, whatever it measures.
-  const bool measures = std::any_of(lab.tests.begin(), lab.tests.end(), [](const LabTest& test) { return test.measures; });
-  return isolated && !measures && (lab.gpu_need() == course::GpuNeed::none || !capabilities.gpu);
+/// Whether the labs' programs may run side by side: the sandbox keeps each
+/// run to itself, so that what one lab's code does (a file changed, a
+/// process left behind) is never blamed on another's. Runs as dedicated
+/// users take one each from the pool (waiting while none is free);
+/// bubblewrap gives each run its own namespaces.
+bool runs_side_by_side(const Sandbox& sandbox) { return sandbox.kind != SandboxKind::none; }
+
+/// The order the labs start in: first those with tests that must be alone
+/// on the GPU (the one lane that cannot be widened), then the other GPU
+/// labs, then the rest.
+int start_rank(const Lab& lab, const Capabilities& capabilities) {
+  if (!capabilities.gpu || lab.gpu_need() == course::GpuNeed::none) return 2;
+  const bool alone = std::any_of(lab.tests.begin(), lab.tests.end(), [](const LabTest& test) { return test.runs_alone(); });
+  return alone ? 0 : 1;
 }
 
-/// Runs grade on every result, as many at once as the host has cores; each
+/// Runs grade on every result, at_most at once; each
 /// writes only its own result, so the results stay in the labs' order.
-void run_side_by_side(const std::vector<LabResult*>& results, const std::function<void(LabResult&)>& grade) {
+void run_side_by_side(const std::vector<LabResult*>& results, const std::function<void(LabResult&)>& grade,
+                      std::size_t at_most) {
   std::atomic<std::size_t> next{0};
   std::mutex failing;
   std::exception_ptr failure;  // the first, thrown again once every lab has ended, as a lone lab's would be
@@ -220,7 +226,7 @@ void run_side_by_side(const std::vector<LabResult*>& results, const std::functio
       }
     }
   };
-  const std::size_t workers = std::min<std::size_t>(results.size(), std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t workers = std::min<std::size_t>(results.size(), std::max<std::size_t>(1, at_most));
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < workers; ++i) threads.emplace_back(worker);
   worker();
@@ -340,6 +346,16 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     phase_started = now;
     return seconds;
   };
+  // The cores kept for the runs that measure are given to nothing else of
+  // this grading, its builds included: the grading keeps to the others.
+  const std::vector<int> cores = usable_cores();
+  const std::vector<int> measuring_cores = capabilities.gpu ? cores_kept_for_measuring(cores) : std::vector<int>{};
+  std::vector<int> other_cores;
+  std::ranges::set_difference(cores, measuring_cores, std::back_inserter(other_cores));
+  const CoresKept kept_off_measuring(measuring_cores.empty() ? std::vector<int>{} : other_cores);
+  const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
+  GpuTurns gpu_turns(gpu_lock && *gpu_lock ? grader_lock_path(gpu_lock) : fs::path(), measuring_cores);
+
   prepare_work_dir(options.work_dir);
   const TrustedCourse taken = take_trusted_part(options, capabilities);
   const CommittedCourse& course = taken.course;
@@ -410,6 +426,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     const Lab lab = with_options(result.lab, options);
     log(options, "running the tests of " + lab.slug);
     RunSettings settings = lab_run_settings(options, taken, lab);
+    if (runs_side_by_side(options.sandbox)) settings.gpu_turns = &gpu_turns;
     settings.guard = &guard;
     settings.test_data = data_dir;
     settings.phases = &phases.labs.at(lab.slug);
@@ -428,14 +445,16 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
       result.tests = all_failed(lab, why);
     }
   };
-  std::vector<LabResult*> side_by_side, one_at_a_time;
+  // Every lab at once where the sandbox allows, each run taking its turn in
+  // its lane (gpu_turns.h); one after another where it does not.
+  std::vector<LabResult*> to_run;
   for (auto& result : results) {
     if (!result.tests.empty()) continue;
     phases.labs[result.lab.slug];  // made here, so that no lab's thread changes the map
-    (runs_side_by_side(result.lab, capabilities, options.sandbox) ? side_by_side : one_at_a_time).push_back(&result);
+    to_run.push_back(&result);
   }
-  run_side_by_side(side_by_side, grade_lab);
-  for (LabResult* result : one_at_a_time) grade_lab(*result);
+  std::ranges::stable_sort(to_run, {}, [&](const LabResult* result) { return start_rank(result->lab, capabilities); });
+  run_side_by_side(to_run, grade_lab, runs_side_by_side(options.sandbox) ? std::max<std::size_t>(2, other_cores.size()) : 1);
   if (options.phases) *options.phases = std::move(phases);
   return results;
 }

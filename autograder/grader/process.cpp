@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -312,6 +313,7 @@ struct ChildPlan {
   rlim_t file_size = RLIM_INFINITY;
   rlim_t data = RLIM_INFINITY;
   rlim_t processes = RLIM_INFINITY;
+  std::optional<cpu_set_t> cpus;
   pid_t grader = 0;
   // execve's arrays, pointing into argv and environment.
   std::vector<char*> argv_pointers;
@@ -365,6 +367,9 @@ void raise_oom_score() {
   setrlimit(RLIMIT_DATA, &data);
   rlimit processes{plan.processes, plan.processes};
   setrlimit(RLIMIT_NPROC, &processes);
+  if (plan.cpus && sched_setaffinity(0, sizeof(cpu_set_t), &*plan.cpus) != 0) {
+    fail_in_child("launchlab: could not keep the run to its cores\n", 126);
+  }
   if (plan.user) {
     // Groups first (setgroups and setgid need root), then the user; then
     // make sure none of root is left.
@@ -569,6 +574,12 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   plan.environment = child_environment(extra_env, defaults, channel != nullptr, sandbox.kind != SandboxKind::none);
   plan.point();
   if (lease) plan.user = lease->user();
+  if (!limits.cpus.empty()) {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int cpu : limits.cpus) CPU_SET(cpu, &cpus);
+    plan.cpus = cpus;
+  }
   plan.file_size = limit_or_infinity(limits.file_size_limit);
   plan.data = limit_or_infinity(limits.memory_limit);
   if (limits.max_processes > 0) {

@@ -17,6 +17,7 @@
 #include <unistd.h>  // environ
 
 #include "launchlab/grader/gpu_state.h"
+#include "launchlab/grader/gpu_turns.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/judge.h"
 #include "launchlab/grader/process.h"
@@ -538,6 +539,35 @@ std::vector<std::string> varying_reference_tests(const fs::path& reference_cache
   return varying;
 }
 
+namespace {
+
+/// The lane a run of these tests of the lab goes in (gpu_turns.h).
+Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabilities& capabilities) {
+  bool alone = false, gpu = false;
+  for (const auto& test : lab.tests) {
+    if (std::find(tests.begin(), tests.end(), test.name) == tests.end()) continue;
+    alone = alone || test.runs_alone();
+    gpu = gpu || test.needs_gpu();
+  }
+  if (alone) return Lane::alone;
+  return gpu && capabilities.gpu ? Lane::shared : Lane::cpu;
+}
+
+bool any_measures(const Lab& lab, const std::vector<std::string>& tests) {
+  return std::any_of(lab.tests.begin(), lab.tests.end(), [&](const LabTest& test) {
+    return test.measures && std::find(tests.begin(), tests.end(), test.name) != tests.end();
+  });
+}
+
+/// A later run's tests added to a program's runs.
+void merge_runs(ProgramRuns& into, ProgramRuns&& later) {
+  merge_transcript(into.transcript, std::move(later.transcript));
+  for (auto& [name, why] : later.why_missing) into.why_missing[name] = std::move(why);
+  into.text += later.text;
+}
+
+}  // namespace
+
 ReferenceRun run_reference_program(const Lab& lab, const fs::path& program, const fs::path& scratch,
                                    const RunSettings& settings) {
   make_reference_scratch(scratch);
@@ -556,8 +586,24 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   const RunLimits limits = lab_limits(lab);
   std::vector<std::string> environment = test_environment(settings);
 
-  // Held around both programs of the lab.
-  const auto gpu_turn = take_gpu_turn(lab, capabilities);
+  // Held around both programs of the lab, where the grading takes no turns
+  // of its own (gpu_turns.h) for each run.
+  const auto gpu_turn = settings.gpu_turns ? nullptr : take_gpu_turn(lab, capabilities);
+  auto turn_in = [&](Lane lane) -> std::optional<GpuTurns::Turn> {
+    if (!settings.gpu_turns) return std::nullopt;
+    return settings.gpu_turns->take(lane);
+  };
+  // A run of tests that measure is kept to the cores kept for measuring.
+  auto limits_of = [&](const std::vector<std::string>& tests) {
+    RunLimits run_limits = limits;
+    if (settings.gpu_turns && any_measures(lab, tests)) run_limits.cpus = settings.gpu_turns->measuring_cores();
+    return run_limits;
+  };
+  // The course's own programs never share the GPU with the learner's: what
+  // a submission does there (takes all its memory, say) never reaches what
+  // it is compared with, nor the transcripts kept for the whole class.
+  const bool on_gpu = capabilities.gpu && lab.gpu_need() != course::GpuNeed::none;
+  const Lane reference_lane = on_gpu ? Lane::alone : lane_of(lab, test_names(lab), capabilities);
 
   std::vector<std::string> tampering;
   LabPhases phases;
@@ -568,12 +614,15 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   if (!settings.expectations.empty()) {
     reference = read_expectations(lab, settings.expectations);
   } else if (settings.reference_cache.empty()) {
-    reference = run_program(lab, test_names(lab), programs.reference, scratch / "reference", environment, limits,
-                            Sandbox{}, nullptr, tampering, "the reference's");
+    const auto turn = turn_in(reference_lane);
+    reference = run_program(lab, test_names(lab), programs.reference, scratch / "reference", environment,
+                            limits_of(test_names(lab)), Sandbox{}, nullptr, tampering, "the reference's");
     phases.measured_tests = test_names(lab);
   } else {
+    const auto turn = turn_in(reference_lane);
     ReferenceCache cache = reference_cache_of(programs.reference, environment, settings);
-    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment, limits, cache, phases);
+    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment,
+                                      limits_of(test_names(lab)), cache, phases);
   }
   phases.reference_seconds = stopwatch.lap();
   SandboxView view;
@@ -589,43 +638,57 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;
-  auto run_learner = [&](const std::vector<std::string>& tests) {
-    return run_program(lab, tests, programs.learner, scratch / "learner", environment, limits,
+  auto run_learner = [&](const std::vector<std::string>& tests, const RunLimits& run_limits) {
+    return run_program(lab, tests, programs.learner, scratch / "learner", environment, run_limits,
                        sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
   };
-  std::vector<std::string> timing_tests;
-  for (const auto& test : lab.tests) {
-    if (test.measures && test.needs_gpu()) timing_tests.push_back(test.name);
-  }
-  std::optional<GpuState> before;
-  if (capabilities.gpu && !timing_tests.empty()) before = read_gpu_state(capabilities.gpu_uuid);
-  ProgramRuns learner = run_learner(test_names(lab));
-  // Fair timing: while the GPU was throttled or shared around the run, its
-  // timing tests are run again, up to the lab's timing_attempts; the newest
-  // attempt stands, and the lab asks for a regrade when none was fair.
-  // Without a driver there is no reading, and nothing of this happens.
-  if (before) {
+  // Fair timing: while the GPU was throttled or shared around a run of the
+  // timing tests, they are run again, up to the lab's timing_attempts; the
+  // newest attempt stands, and the lab asks for a regrade when none was
+  // fair. Without a driver there is no reading, and nothing of this happens.
+  auto run_learner_fairly = [&](const std::vector<std::string>& tests) {
+    const auto turn = turn_in(lane_of(lab, tests, capabilities));
+    const RunLimits run_limits = limits_of(tests);
+    std::vector<std::string> timing_tests;
+    for (const auto& test : lab.tests) {
+      if (test.measures && test.needs_gpu() && std::ranges::find(tests, test.name) != tests.end()) {
+        timing_tests.push_back(test.name);
+      }
+    }
+    std::optional<GpuState> before;
+    if (capabilities.gpu && !timing_tests.empty()) before = read_gpu_state(capabilities.gpu_uuid);
+    ProgramRuns runs = run_learner(tests, run_limits);
+    if (!before) return runs;
     std::optional<GpuState> after = read_gpu_state(capabilities.gpu_uuid);
     std::string unfair = unfairness_over(before, after);
     phases.gpu_readings.push_back(readings_json(before, after, unfair));
     for (int attempt = 1; !unfair.empty() && attempt < lab.timing_attempts; ++attempt) {
       before = read_gpu_state(capabilities.gpu_uuid);
-      ProgramRuns again = run_learner(timing_tests);
+      ProgramRuns again = run_learner(timing_tests, run_limits);
       after = read_gpu_state(capabilities.gpu_uuid);
       unfair = unfairness_over(before, after);
       phases.gpu_readings.push_back(readings_json(before, after, unfair));
       for (const auto& name : timing_tests) {
-        learner.transcript.tests.erase(name);
-        learner.why_missing.erase(name);
-        if (auto why = again.why_missing.find(name); why != again.why_missing.end()) learner.why_missing[name] = why->second;
+        runs.transcript.tests.erase(name);
+        runs.why_missing.erase(name);
+        if (auto why = again.why_missing.find(name); why != again.why_missing.end()) runs.why_missing[name] = why->second;
       }
-      merge_transcript(learner.transcript, std::move(again.transcript));
+      merge_transcript(runs.transcript, std::move(again.transcript));
     }
     if (!unfair.empty()) {
       phases.regrade = "the GPU was " + unfair + " in each of " + std::to_string(lab.timing_attempts) +
                        " attempts at the timing tests";
     }
+    return runs;
+  };
+  // With turns of its own, a grading runs the tests that must be alone on
+  // the GPU apart from the rest, which share it; without, in one run.
+  std::vector<std::string> alone_tests, other_tests;
+  for (const auto& test : lab.tests) {
+    (settings.gpu_turns && test.runs_alone() ? alone_tests : other_tests).push_back(test.name);
   }
+  ProgramRuns learner = run_learner_fairly(other_tests);
+  if (!alone_tests.empty()) merge_runs(learner, run_learner_fairly(alone_tests));
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }
@@ -679,6 +742,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       };
       SanitizedRun run;
       run.limits = slow;
+      const auto turn = turn_in(is_reference ? Lane::alone : Lane::shared);
       run.outcome = run_limited(
           sanitizer_command(compute_sanitizer, tool, log,
                             {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),

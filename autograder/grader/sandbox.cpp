@@ -218,10 +218,20 @@ Sandbox choose_sandbox(const SandboxRequest& request) {
   std::string user_problem;
   if (root) {
     for (const auto& name : split_names(request.users)) {
-      if (auto user = find_sandbox_user(name)) {
+      const bool pool = name.ends_with('*');
+      const std::string first = pool ? name.substr(0, name.size() - 1) : name;
+      if (auto user = find_sandbox_user(first)) {
         sandbox.users.push_back(*user);
       } else {
-        user_problem += (user_problem.empty() ? "" : "; ") + ("no unprivileged user named " + name);
+        user_problem += (user_problem.empty() ? "" : "; ") + ("no unprivileged user named " + first);
+        continue;
+      }
+      // The pool's numbered users, as far as they run unbroken: each lets
+      // one more of the grading's runs go at once.
+      for (int number = 1; pool && number <= kSandboxPoolLimit; ++number) {
+        auto sibling = find_sandbox_user(first + "-" + std::to_string(number));
+        if (!sibling) break;
+        sandbox.users.push_back(*sibling);
       }
     }
   } else {

@@ -197,6 +197,20 @@ TEST_F(Scratch, ALeaderboardFigureNamesARecordOfATestThatMeasures) {
   EXPECT_NE(typo.find("unknown key 'recrod' in the leaderboard of Vadd.Gpu"), std::string::npos) << typo;
 }
 
+TEST_F(Scratch, ATestThatTakesTheWholeGpuSaysItRunsAloneWithoutMeasuring) {
+  lab("00_alone", good_lab_with("needs = ", "needs = [\"gpu\"]\nalone = true"));
+  const std::vector<Lab> labs = load_course(root_);
+  EXPECT_TRUE(labs[0].tests[1].alone);
+  EXPECT_FALSE(labs[0].tests[1].measures);
+  EXPECT_TRUE(labs[0].tests[1].runs_alone());
+  EXPECT_FALSE(labs[0].tests[0].runs_alone());
+
+  const std::string both = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nmeasures = true\nalone = true"));
+  EXPECT_NE(both.find("test Vadd.Gpu measures, so it runs alone already: drop alone"), std::string::npos) << both;
+  const std::string word = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nalone = \"yes\""));
+  EXPECT_NE(word.find("alone of Vadd.Gpu must be true or false"), std::string::npos) << word;
+}
+
 TEST_F(Scratch, TheOtherRulesOfALabSayWhereTheyAreBroken) {
   struct Case {
     std::string key, replacement, message;

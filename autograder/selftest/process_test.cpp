@@ -7,7 +7,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "launchlab/grader/gpu_turns.h"
 #include "launchlab/grader/process.h"
 #include "sandbox_kinds.h"
 
@@ -157,4 +164,130 @@ TEST(GraderLocks, ALockPathOtherUsersCanReachMovesToTheGradersOwnFolder) {
   EXPECT_TRUE(lock.held());
   ASSERT_EQ(lstat((folder / "launchlab-selftest.lock").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 077, 0u);
+}
+
+TEST_P(RunLimited, KeepsTheRunToTheCoresItIsGiven) {
+  const std::vector<int> cores = usable_cores();
+  ASSERT_FALSE(cores.empty());
+  RunLimits limits;
+  limits.cpus = {cores.back()};
+  RunOutcome outcome = sh("grep Cpus_allowed_list /proc/self/status", limits);
+  EXPECT_EQ(outcome.output, "Cpus_allowed_list:\t" + std::to_string(cores.back()) + "\n");
+  outcome = sh("nproc");
+  EXPECT_EQ(outcome.output, std::to_string(cores.size()) + "\n") << "without cpus the run has the grader's cores";
+}
+
+namespace {
+
+/// The lanes in the order their turns were given, as the threads saw them.
+class TurnLog {
+ public:
+  void add(const std::string& entry) {
+    std::lock_guard hold(mutex_);
+    entries_.push_back(entry);
+  }
+  std::vector<std::string> entries() {
+    std::lock_guard hold(mutex_);
+    return entries_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> entries_;
+};
+
+}  // namespace
+
+TEST(GpuTurns, AnAloneRunWaitsForTheSharedRunsAndGoesBeforeThoseAskingAfterIt) {
+  GpuTurns turns({}, {});
+  TurnLog log;
+  std::optional<GpuTurns::Turn> first_shared = turns.take(Lane::shared);
+  std::thread alone([&] {
+    const auto turn = turns.take(Lane::alone);
+    log.add("alone");
+    std::this_thread::sleep_for(100ms);
+    log.add("alone ends");
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(log.entries().empty()) << "an alone run began beside a shared one";
+  std::thread later_shared([&] {
+    const auto turn = turns.take(Lane::shared);
+    log.add("later shared");
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(log.entries().empty()) << "a shared run asked for after the alone one went before it";
+  first_shared.reset();
+  alone.join();
+  later_shared.join();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"alone", "alone ends", "later shared"}));
+}
+
+TEST(GpuTurns, SharedRunsGoTogether) {
+  GpuTurns turns({}, {});
+  const auto one = turns.take(Lane::shared);
+  const auto two = turns.take(Lane::shared);  // would never return if shared runs excluded each other
+  const auto cpu = turns.take(Lane::cpu);
+  SUCCEED();
+}
+
+TEST(GpuTurns, CpuRunsGoBesideAnAloneRunOnlyWhereCoresAreKeptForMeasuring) {
+  {
+    GpuTurns turns({}, {usable_cores().back()});
+    const auto alone = turns.take(Lane::alone);
+    const auto cpu = turns.take(Lane::cpu);  // at once: the alone run has cores of its own
+    EXPECT_EQ(turns.measuring_cores(), std::vector<int>{usable_cores().back()});
+  }
+  GpuTurns turns({}, {});
+  TurnLog log;
+  std::optional<GpuTurns::Turn> alone = turns.take(Lane::alone);
+  std::thread cpu([&] {
+    const auto turn = turns.take(Lane::cpu);
+    log.add("cpu");
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(log.entries().empty()) << "with no cores kept, a cpu run went beside a run that measures";
+  alone.reset();
+  cpu.join();
+  EXPECT_EQ(log.entries(), std::vector<std::string>{"cpu"});
+}
+
+TEST(GpuTurns, GradingsSideBySideTakeTurnsOnTheGpuAndNotOnTheCpu) {
+  const fs::path lock = grader_lock_path(fs::temp_directory_path() / ("launchlab-selftest-gpu-" + std::to_string(getpid()) + ".lock"));
+  GpuTurns first(lock, {}), second(lock, {});
+  TurnLog log;
+  std::optional<GpuTurns::Turn> on_gpu = first.take(Lane::shared);
+  const auto cpu = second.take(Lane::cpu);  // no GPU, no turn across gradings
+  std::thread other_grading([&] {
+    const auto turn = second.take(Lane::shared);
+    log.add("second grading on the GPU");
+  });
+  std::this_thread::sleep_for(150ms);
+  EXPECT_TRUE(log.entries().empty()) << "two gradings' runs shared the GPU";
+  on_gpu.reset();
+  other_grading.join();
+  EXPECT_EQ(log.entries(), std::vector<std::string>{"second grading on the GPU"});
+  std::error_code ignored;
+  fs::remove(lock, ignored);
+}
+
+TEST(GpuTurns, KeepsTheLastEighthOfTheCoresForMeasuringOnFourOrMore) {
+  auto numbered = [](int count) {
+    std::vector<int> cores(static_cast<std::size_t>(count));
+    std::iota(cores.begin(), cores.end(), 0);
+    return cores;
+  };
+  EXPECT_TRUE(cores_kept_for_measuring(numbered(2)).empty());
+  EXPECT_TRUE(cores_kept_for_measuring(numbered(3)).empty());
+  EXPECT_EQ(cores_kept_for_measuring(numbered(4)), std::vector<int>{3});
+  EXPECT_EQ(cores_kept_for_measuring(numbered(16)), (std::vector<int>{14, 15}));
+  EXPECT_EQ(cores_kept_for_measuring({0, 2, 5, 7}), std::vector<int>{7});
+}
+
+TEST(GpuTurns, KeepsTheCallingThreadToItsCoresAndPutsThemBack) {
+  const std::vector<int> before = usable_cores();
+  {
+    const CoresKept kept({before.front()});
+    EXPECT_EQ(usable_cores(), std::vector<int>{before.front()});
+  }
+  EXPECT_EQ(usable_cores(), before);
 }

@@ -493,6 +493,28 @@ TEST(ChooseSandbox, RefusesARequiredBubblewrapThatIsMissing) {
   }
 }
 
+TEST(ChooseSandbox, ANameWithAStarIsAPoolOfTheUserAndItsNumberedSiblings) {
+  LAUNCHLAB_SKIP_UNLESS_AVAILABLE(SandboxKind::user);
+  const std::string name = launchlab::selftest::available_sandbox(SandboxKind::user).sandbox->users.front().name;
+  SandboxRequest request = SandboxRequest::from_environment();
+  request.kind = "user";
+  request.users = name + "*";
+  const Sandbox pool = choose_sandbox(request);
+  ASSERT_GE(pool.users.size(), 2u) << "the selftests make " << name << " and " << name << "-1";
+  EXPECT_EQ(pool.users[0].name, name);
+  for (std::size_t i = 1; i < pool.users.size(); ++i) EXPECT_EQ(pool.users[i].name, name + "-" + std::to_string(i));
+  if (pool.users.size() <= static_cast<std::size_t>(kSandboxPoolLimit)) {
+    EXPECT_FALSE(find_sandbox_user(name + "-" + std::to_string(pool.users.size()))) << "the pool stops at the first gap";
+  }
+
+  request.users = name;
+  EXPECT_EQ(choose_sandbox(request).users.size(), 1u) << "a name without a star is that user alone";
+  request.users = name + "-1," + name;
+  const Sandbox listed = choose_sandbox(request);
+  ASSERT_EQ(listed.users.size(), 2u);
+  EXPECT_EQ(listed.users[0].name, name + "-1");
+}
+
 TEST(ChooseSandbox, FallsBackAndSaysWhyWhenBubblewrapIsMissing) {
   const bool have_user = geteuid() == 0 && launchlab::selftest::available_sandbox(SandboxKind::user).sandbox;
   SandboxRequest request = SandboxRequest::from_environment();

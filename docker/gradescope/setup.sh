@@ -26,10 +26,9 @@ if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   apt-get install -y -qq --no-install-recommends cuda-toolkit-13-0 >/dev/null
 fi
 
-id launchlab-sandbox >/dev/null 2>&1 ||
-  useradd --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin launchlab-sandbox
 rm -rf /opt/launchlab
 cp -r "$here/course" /opt/launchlab
+bash /opt/launchlab/autograder/add-sandbox-users.sh 8
 chown -R root:root /opt/launchlab
 chmod -R go-rwx /opt/launchlab
 mkdir -p /var/lib/launchlab && chmod 0700 /var/lib/launchlab
@@ -47,7 +46,7 @@ LAUNCHLAB_GRADE_ARGS=""
 [[ -f "$here/launchlab.conf" ]] && . "$here/launchlab.conf"
 # shellcheck disable=SC2086  # the arguments are words on purpose
 env PATH="/usr/local/cuda/bin:$PATH" LAUNCHLAB_PRESET=grader LAUNCHLAB_BUILD_ROOT=/var/lib/launchlab \
-  LAUNCHLAB_SANDBOX=auto LAUNCHLAB_SANDBOX_USER=launchlab-sandbox \
+  LAUNCHLAB_SANDBOX=auto LAUNCHLAB_SANDBOX_USER="launchlab-sandbox*" \
   LAUNCHLAB_CUDA_ARCHITECTURES="${LAUNCHLAB_CUDA_ARCHITECTURES:-}" \
   /opt/launchlab/launchlab grade --prepare --work /tmp/launchlab-grading $LAUNCHLAB_GRADE_ARGS || true
 rm -rf /tmp/launchlab-grading

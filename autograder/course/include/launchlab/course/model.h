@@ -49,11 +49,19 @@ struct LabTest {
   /// to run (lab.toml's `measures = true`): the grader runs it alone, and
   /// runs the reference's half of it at every grading instead of keeping it.
   bool measures = false;
+  /// The test takes what other runs need (all of the GPU's memory, say)
+  /// without measuring anything (lab.toml's `alone = true`): the grader
+  /// runs it with nothing else of the grading on the GPU, and keeps its
+  /// reference's transcript like any other test's.
+  bool alone = false;
   /// The figure this test puts on the leaderboard (lab.toml's `leaderboard`
   /// table); only a test that measures has one.
   std::optional<LeaderboardFigure> leaderboard;
 
   bool needs_gpu() const;
+  /// Whether the grader runs it with nothing else of the grading beside it
+  /// on the GPU: it measures, or it says it must be alone.
+  bool runs_alone() const { return measures || alone; }
 };
 
 /// One test run again under one compute-sanitizer tool: graded on its own,

@@ -131,6 +131,11 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases);
 /// How the learner's program is run.
 struct RunSettings {
   class GuardedFiles* guard = nullptr;       ///< files put back before each run
+  /// The grading's turns on the GPU and its cores (gpu_turns.h), taken run
+  /// by run, the tests that must be alone run apart from the others; null:
+  /// the lab's programs hold LAUNCHLAB_GPU_LOCK, where it is set, for the
+  /// whole lab, and the learner's tests run together.
+  class GpuTurns* gpu_turns = nullptr;
   std::vector<std::string> environment;      ///< extra NAME=value for both programs
   /// Where the learner's program runs, so that it cannot reach the grader
   /// (sandbox.h); kind none runs it as a plain child.

@@ -43,6 +43,10 @@ struct RunLimits {
   /// (0: not checked). The run's /tmp and /dev/shm under bubblewrap are
   /// bounded by Sandbox::tmp_size instead.
   std::uintmax_t disk_limit = 4ull << 30;
+  /// The CPUs the run is kept to (sched_setaffinity), by number; empty: the
+  /// grader's own. A run that measures gets the cores kept for measuring
+  /// (GpuTurns), which no other run of the grading is given.
+  std::vector<int> cpus;
 };
 
 /// How a run ended.

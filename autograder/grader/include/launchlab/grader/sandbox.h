@@ -117,14 +117,21 @@ struct Sandbox {
   static std::vector<std::filesystem::path> default_system_paths();
 };
 
+/// The most numbered users a pool (SandboxRequest::users) is looked for in.
+inline constexpr int kSandboxPoolLimit = 64;
+
 /// What the grader was asked for: by default, from the environment.
 struct SandboxRequest {
   /// "auto" (the strongest that works here) or a kind's name, which is then
   /// required. LAUNCHLAB_SANDBOX; "1" and unset mean "auto".
   std::string kind = "auto";
   /// The dedicated users' names, comma-separated (LAUNCHLAB_SANDBOX_USER,
-  /// else "launchlab-sandbox" where such a user exists). Used only as root.
-  std::string users = "launchlab-sandbox";
+  /// else "launchlab-sandbox*"). Used only as root. A name ending in `*`
+  /// is a pool: the user without the star and its numbered siblings
+  /// NAME-1, NAME-2, ... up to the first that does not exist. A grading
+  /// runs as many of its programs at once as it has users (one user runs
+  /// one program at a time: ending a run ends everything its user runs).
+  std::string users = "launchlab-sandbox*";
   /// The bwrap program (LAUNCHLAB_BWRAP, else /usr/bin/bwrap, else bwrap on PATH).
   std::filesystem::path bwrap;
   /// Whether trying bubblewrap as a dedicated user waits for one that another

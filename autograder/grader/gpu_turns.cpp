@@ -1,0 +1,99 @@
+#include "launchlab/grader/gpu_turns.h"
+
+#include <sched.h>
+
+#include <algorithm>
+
+#include "launchlab/grader/process.h"
+
+namespace launchlab::grader {
+
+GpuTurns::GpuTurns(std::filesystem::path across_gradings, std::vector<int> measuring_cores)
+    : across_gradings_(std::move(across_gradings)), measuring_cores_(std::move(measuring_cores)) {}
+
+GpuTurns::~GpuTurns() = default;
+
+bool GpuTurns::counted(Lane lane) const { return lane == Lane::shared || (lane == Lane::cpu && measuring_cores_.empty()); }
+
+GpuTurns::Turn GpuTurns::take(Lane lane) {
+  std::unique_lock hold(mutex_);
+  if (lane == Lane::alone) {
+    ++alone_waiting_;
+    changed_.wait(hold, [&] { return !alone_ && sharing_ == 0; });
+    --alone_waiting_;
+    alone_ = true;
+  } else if (counted(lane)) {
+    changed_.wait(hold, [&] { return !alone_ && alone_waiting_ == 0; });
+    ++sharing_;
+  }
+  if (lane != Lane::cpu && on_gpu_++ == 0 && !across_gradings_.empty()) {
+    // Under the mutex: the grading's other runs wait with this one for the
+    // gradings beside it to leave the GPU.
+    try {
+      across_ = std::make_unique<FileLock>(across_gradings_);
+    } catch (...) {
+      --on_gpu_;
+      if (lane == Lane::alone) {
+        alone_ = false;
+      } else if (counted(lane)) {
+        --sharing_;
+      }
+      hold.unlock();
+      changed_.notify_all();
+      throw;
+    }
+  }
+  return Turn(this, lane);
+}
+
+void GpuTurns::give_back(Lane lane) {
+  {
+    std::lock_guard hold(mutex_);
+    if (lane == Lane::alone) {
+      alone_ = false;
+    } else if (counted(lane)) {
+      --sharing_;
+    }
+    if (lane != Lane::cpu && --on_gpu_ == 0) across_.reset();
+  }
+  changed_.notify_all();
+}
+
+GpuTurns::Turn::~Turn() {
+  if (turns_) turns_->give_back(lane_);
+}
+
+std::vector<int> usable_cores() {
+  cpu_set_t set;
+  std::vector<int> cores;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cores;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cores.push_back(cpu);
+  }
+  return cores;
+}
+
+std::vector<int> cores_kept_for_measuring(const std::vector<int>& cores) {
+  if (cores.size() < 4) return {};
+  const std::size_t kept = std::max<std::size_t>(1, cores.size() / 8);
+  return {cores.end() - static_cast<std::ptrdiff_t>(kept), cores.end()};
+}
+
+CoresKept::CoresKept(const std::vector<int>& cores) {
+  if (cores.empty()) return;
+  before_ = usable_cores();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cores) CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) before_.clear();
+}
+
+CoresKept::~CoresKept() {
+  if (before_.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : before_) CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
+}  // namespace launchlab::grader
