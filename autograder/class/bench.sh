@@ -65,9 +65,9 @@ for name, title in (("trusted_part", "trusted part"), ("learner_build", "learner
 for slug, lab in phases.get("labs", {}).items():
     cached = "reference_cached" in lab
     reference = lab.get("reference_cached" if cached else "reference", 0)
-    print("    %-24s reference %6.1f s%s, learner %6.1f s, judge %5.1f s, %d cached, %d measured" % (
+    print("    %-24s reference %6.1f s%s, learner %6.1f s, judge %5.1f s (%5.1f s of them waiting), %d cached, %d measured" % (
         slug, reference, " (cache)" if cached else "", lab.get("learner", 0), lab.get("judge", 0),
-        lab.get("cache_hits", 0), len(lab.get("measured", []))))
+        lab.get("waiting", 0), lab.get("cache_hits", 0), len(lab.get("measured", []))))
 print("  score %d/%d, %d points not graded here, %d reference transcripts from the cache" % (
     report.get("score", 0), extra.get("gradable_max_score", 0), extra.get("not_gradable_points", 0),
     phases.get("cache_hits", 0)))

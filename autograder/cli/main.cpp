@@ -218,6 +218,8 @@ int command_grade(const Context& ctx, const GradeArguments& args) {
       options.seed = std::to_string(seed.value);
       seed_derivation = seed.derivation;
     }
+    std::cerr << "launchlab grade: the student files of " << options.submission.string()
+              << (args.submission.empty() ? " (this checkout; --submission DIR grades another folder)" : "") << std::endl;
     options.sandbox = choose_sandbox();
     std::cerr << "launchlab grade: sandbox: " << options.sandbox.describe() << std::endl;
     results = grade_submission(options, capabilities);

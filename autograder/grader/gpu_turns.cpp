@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "launchlab/grader/process.h"
 
@@ -13,18 +14,37 @@ GpuTurns::GpuTurns(std::filesystem::path across_gradings, std::vector<int> measu
 
 GpuTurns::~GpuTurns() = default;
 
-bool GpuTurns::counted(Lane lane) const { return lane == Lane::shared || (lane == Lane::cpu && measuring_cores_.empty()); }
+int* GpuTurns::count_of(Lane lane) {
+  switch (lane) {
+    case Lane::shared: return &learner_runs_;
+    case Lane::course: return &course_runs_;
+    case Lane::cpu: return measuring_cores_.empty() ? &cpu_runs_ : nullptr;
+    case Lane::alone: return nullptr;
+  }
+  return nullptr;
+}
 
-GpuTurns::Turn GpuTurns::take(Lane lane) {
+bool GpuTurns::may_start(Lane lane) const {
+  if (alone_) return lane == Lane::cpu && !measuring_cores_.empty();
+  switch (lane) {
+    case Lane::alone: return learner_runs_ == 0 && course_runs_ == 0 && cpu_runs_ == 0;
+    case Lane::shared: return alone_waiting_ == 0 && course_runs_ == 0;
+    case Lane::course: return alone_waiting_ == 0 && learner_runs_ == 0;
+    case Lane::cpu: return !measuring_cores_.empty() || alone_waiting_ == 0;
+  }
+  return false;
+}
+
+GpuTurns::Turn GpuTurns::take(Lane lane, double* waited) {
+  const auto asked = std::chrono::steady_clock::now();
   std::unique_lock hold(mutex_);
+  if (lane == Lane::alone) ++alone_waiting_;
+  changed_.wait(hold, [&] { return may_start(lane); });
   if (lane == Lane::alone) {
-    ++alone_waiting_;
-    changed_.wait(hold, [&] { return !alone_ && sharing_ == 0; });
     --alone_waiting_;
     alone_ = true;
-  } else if (counted(lane)) {
-    changed_.wait(hold, [&] { return !alone_ && alone_waiting_ == 0; });
-    ++sharing_;
+  } else if (int* count = count_of(lane)) {
+    ++*count;
   }
   if (lane != Lane::cpu && on_gpu_++ == 0 && !across_gradings_.empty()) {
     // Under the mutex: the grading's other runs wait with this one for the
@@ -35,14 +55,15 @@ GpuTurns::Turn GpuTurns::take(Lane lane) {
       --on_gpu_;
       if (lane == Lane::alone) {
         alone_ = false;
-      } else if (counted(lane)) {
-        --sharing_;
+      } else if (int* count = count_of(lane)) {
+        --*count;
       }
       hold.unlock();
       changed_.notify_all();
       throw;
     }
   }
+  if (waited) *waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   return Turn(this, lane);
 }
 
@@ -51,8 +72,8 @@ void GpuTurns::give_back(Lane lane) {
     std::lock_guard hold(mutex_);
     if (lane == Lane::alone) {
       alone_ = false;
-    } else if (counted(lane)) {
-      --sharing_;
+    } else if (int* count = count_of(lane)) {
+      --*count;
     }
     if (lane != Lane::cpu && --on_gpu_ == 0) across_.reset();
   }

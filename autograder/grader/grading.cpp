@@ -479,6 +479,7 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
     nlohmann::json entry = {{lab.measured_tests.empty() ? "reference_cached" : "reference", lab.reference_seconds},
                             {"learner", lab.learner_seconds},
                             {"judge", lab.judge_seconds},
+                            {"waiting", lab.waited_seconds},
                             {"cache_hits", lab.cached_tests},
                             {"measured", lab.measured_tests}};
     if (!lab.gpu_readings.empty()) entry["gpu"] = lab.gpu_readings;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iterator>
 #include <memory>
@@ -458,12 +459,14 @@ ReferenceCache reference_cache_of(const fs::path& program, const std::vector<std
                         settings.reference_runs_to_agree);
 }
 
+/// Runs the named tests of a reference program.
+using ReferenceRunner = std::function<ProgramRuns(const std::vector<std::string>&)>;
+
 /// The reference's half from the cache where runs agreed on it, the rest
 /// run now (a test seen once is run a second time at once, so that the
 /// next grading reads it).
-ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const fs::path& scratch,
-                                  const std::vector<std::string>& environment, const RunLimits& limits,
-                                  ReferenceCache& cache, LabPhases& phases) {
+ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhases& phases,
+                                  const ReferenceRunner& run_reference) {
   std::string cached_text;
   std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never kept
   for (const auto& test : lab.tests) {
@@ -479,10 +482,6 @@ ProgramRuns cached_reference_runs(const Lab& lab, const fs::path& program, const
     std::map<std::string, std::string> sections = finished_sections(runs);
     std::erase_if(sections, [&](const auto& section) { return measuring.count(section.first) > 0; });
     return sections;
-  };
-  std::vector<std::string> tampering;  // the reference runs unguarded: nothing of the learner's runs beside it
-  auto run_reference = [&](const std::vector<std::string>& tests) {
-    return run_program(lab, tests, program, scratch, environment, limits, Sandbox{}, nullptr, tampering, "the reference's");
   };
   ProgramRuns runs = run_reference(phases.measured_tests);
   cache.observe(to_keep(runs));
@@ -502,7 +501,11 @@ std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const fs:
     const auto gpu_turn = take_gpu_turn(lab, capabilities);
     make_reference_scratch(scratch / "reference");
     LabPhases phases;
-    cached_reference_runs(lab, program, scratch / "reference", environment, lab_limits(lab), cache, phases);
+    std::vector<std::string> tampering;  // the reference runs unguarded
+    cached_reference_runs(lab, cache, phases, [&](const std::vector<std::string>& tests) {
+      return run_program(lab, tests, program, scratch / "reference", environment, lab_limits(lab), Sandbox{}, nullptr,
+                         tampering, "the reference's");
+    });
   }
   std::vector<std::string> run_every_time;
   for (const auto& test : lab.tests) {
@@ -589,9 +592,11 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   // Held around both programs of the lab, where the grading takes no turns
   // of its own (gpu_turns.h) for each run.
   const auto gpu_turn = settings.gpu_turns ? nullptr : take_gpu_turn(lab, capabilities);
+  std::vector<std::string> tampering;
+  LabPhases phases;
   auto turn_in = [&](Lane lane) -> std::optional<GpuTurns::Turn> {
     if (!settings.gpu_turns) return std::nullopt;
-    return settings.gpu_turns->take(lane);
+    return settings.gpu_turns->take(lane, &phases.waited_seconds);
   };
   // A run of tests that measure is kept to the cores kept for measuring.
   auto limits_of = [&](const std::vector<std::string>& tests) {
@@ -599,14 +604,31 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     if (settings.gpu_turns && any_measures(lab, tests)) run_limits.cpus = settings.gpu_turns->measuring_cores();
     return run_limits;
   };
-  // The course's own programs never share the GPU with the learner's: what
-  // a submission does there (takes all its memory, say) never reaches what
-  // it is compared with, nor the transcripts kept for the whole class.
-  const bool on_gpu = capabilities.gpu && lab.gpu_need() != course::GpuNeed::none;
-  const Lane reference_lane = on_gpu ? Lane::alone : lane_of(lab, test_names(lab), capabilities);
+  // With turns of its own, a grading runs the tests that must be alone on
+  // the GPU apart from the rest; without, each program's in one run.
+  auto alone_apart = [&](const std::vector<std::string>& tests) {
+    std::pair<std::vector<std::string>, std::vector<std::string>> parts;  // the others, those alone
+    for (const auto& test : lab.tests) {
+      if (std::ranges::find(tests, test.name) == tests.end()) continue;
+      (settings.gpu_turns && test.runs_alone() ? parts.second : parts.first).push_back(test.name);
+    }
+    return parts;
+  };
+  // The reference's tests that share the GPU share it with the course's
+  // other programs alone (gpu_turns.h).
+  auto run_reference = [&](const std::vector<std::string>& tests) {
+    const auto [others, alone] = alone_apart(tests);
+    ProgramRuns runs;
+    for (const auto* part : {&others, &alone}) {
+      if (part->empty()) continue;
+      const Lane lane = lane_of(lab, *part, capabilities);
+      const auto turn = turn_in(lane == Lane::shared ? Lane::course : lane);
+      merge_runs(runs, run_program(lab, *part, programs.reference, scratch / "reference", environment, limits_of(*part),
+                                   Sandbox{}, nullptr, tampering, "the reference's"));
+    }
+    return runs;
+  };
 
-  std::vector<std::string> tampering;
-  LabPhases phases;
   Stopwatch stopwatch;
   // The reference runs first: it is the course's own code, and what it
   // records is what the learner's program is compared with.
@@ -614,15 +636,11 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   if (!settings.expectations.empty()) {
     reference = read_expectations(lab, settings.expectations);
   } else if (settings.reference_cache.empty()) {
-    const auto turn = turn_in(reference_lane);
-    reference = run_program(lab, test_names(lab), programs.reference, scratch / "reference", environment,
-                            limits_of(test_names(lab)), Sandbox{}, nullptr, tampering, "the reference's");
+    reference = run_reference(test_names(lab));
     phases.measured_tests = test_names(lab);
   } else {
-    const auto turn = turn_in(reference_lane);
     ReferenceCache cache = reference_cache_of(programs.reference, environment, settings);
-    reference = cached_reference_runs(lab, programs.reference, scratch / "reference", environment,
-                                      limits_of(test_names(lab)), cache, phases);
+    reference = cached_reference_runs(lab, cache, phases, run_reference);
   }
   phases.reference_seconds = stopwatch.lap();
   SandboxView view;
@@ -681,12 +699,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
     return runs;
   };
-  // With turns of its own, a grading runs the tests that must be alone on
-  // the GPU apart from the rest, which share it; without, in one run.
-  std::vector<std::string> alone_tests, other_tests;
-  for (const auto& test : lab.tests) {
-    (settings.gpu_turns && test.runs_alone() ? alone_tests : other_tests).push_back(test.name);
-  }
+  const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
   ProgramRuns learner = run_learner_fairly(other_tests);
   if (!alone_tests.empty()) merge_runs(learner, run_learner_fairly(alone_tests));
   if (settings.guard) {
@@ -742,7 +755,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       };
       SanitizedRun run;
       run.limits = slow;
-      const auto turn = turn_in(is_reference ? Lane::alone : Lane::shared);
+      const auto turn = turn_in(is_reference ? Lane::course : Lane::shared);
       run.outcome = run_limited(
           sanitizer_command(compute_sanitizer, tool, log,
                             {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),

@@ -189,6 +189,8 @@ TEST_F(FixtureGrading, FullMarksFollowGradescopesSchema) {
   EXPECT_EQ(graded.score("Alpha.AddsLargeNumbers"), 5);
   EXPECT_EQ(graded.score("Beta.RefusesAnEmptyList"), 1);
   EXPECT_NE(graded.run.output.find("Score: "), std::string::npos) << graded.run.output;
+  EXPECT_NE(graded.run.output.find("launchlab grade: the student files of " + solutions().string() + "\n"), std::string::npos)
+      << "grade names where it took the files from:\n" << graded.run.output;
 }
 
 TEST_F(FixtureGrading, GpuTestsWithoutAGpuAreNotGradedRatherThanFailed) {

@@ -230,6 +230,40 @@ TEST(GpuTurns, SharedRunsGoTogether) {
   SUCCEED();
 }
 
+TEST(GpuTurns, TheCoursesProgramsShareTheGpuWithEachOtherButNeverWithTheLearners) {
+  GpuTurns turns({}, {});
+  TurnLog log;
+  std::optional<GpuTurns::Turn> learner = turns.take(Lane::shared);
+  std::thread reference([&] {
+    const auto first = turns.take(Lane::course);
+    log.add("course");
+    const auto second = turns.take(Lane::course);  // beside the first
+    log.add("course beside it");
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(log.entries().empty()) << "a reference run shared the GPU with the learner's";
+  double waited = 0;
+  const auto cpu = turns.take(Lane::cpu, &waited);  // the CPU is for all
+  learner.reset();
+  reference.join();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"course", "course beside it"}));
+  EXPECT_LT(waited, 0.05);
+  std::thread later([&] {
+    double learner_waited = 0;
+    std::optional<GpuTurns::Turn> held = turns.take(Lane::course);
+    std::thread learners([&] {
+      const auto turn = turns.take(Lane::shared, &learner_waited);
+      log.add("learner after the course");
+    });
+    std::this_thread::sleep_for(100ms);
+    held.reset();
+    learners.join();
+    EXPECT_GE(learner_waited, 0.09) << "the time a run waited for its turn is counted";
+  });
+  later.join();
+  EXPECT_EQ(log.entries().back(), "learner after the course");
+}
+
 TEST(GpuTurns, CpuRunsGoBesideAnAloneRunOnlyWhereCoresAreKeptForMeasuring) {
   {
     GpuTurns turns({}, {usable_cores().back()});

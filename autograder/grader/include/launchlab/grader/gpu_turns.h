@@ -19,14 +19,19 @@ class FileLock;
 /// Which lane a run goes in.
 enum class Lane {
   cpu,     ///< needs no GPU here: beside anything, off the cores kept for measuring
-  shared,  ///< on the GPU, beside the grading's other shared runs
+  shared,  ///< the learner's program on the GPU, beside the grading's other shared runs
+  course,  ///< the course's own program on the GPU, beside the course's other runs alone
   alone,   ///< on the GPU with no other run of the grading there
 };
 
-/// The turns of one grading's runs. Without cores kept for measuring, a
-/// cpu run waits for an alone run too, so that a run that measures has the
-/// whole host. An alone run waiting goes before the shared runs that come
-/// after it, so that the measuring lane is never starved.
+/// The turns of one grading's runs. The learner's runs on the GPU share it
+/// with each other, the course's with each other, never the one with the
+/// other: what a submission does there (take all of its memory, say) never
+/// reaches the reference's runs it is judged against, nor the transcripts
+/// kept for a whole class. Without cores kept for measuring, a cpu run
+/// waits for an alone run too, so that a run that measures has the whole
+/// host. An alone run waiting goes before the runs asked for after it, so
+/// that the measuring lane is never starved.
 class GpuTurns {
  public:
   /// `across_gradings`: a lock file that gradings side by side on this host
@@ -53,20 +58,26 @@ class GpuTurns {
     Lane lane_;
   };
 
-  /// Waits for a turn in `lane`.
-  Turn take(Lane lane);
+  /// Waits for a turn in `lane`, adding the seconds it waited to `waited`
+  /// where given.
+  Turn take(Lane lane, double* waited = nullptr);
   /// The cores kept for runs that measure (RunLimits::cpus); empty: none kept.
   const std::vector<int>& measuring_cores() const { return measuring_cores_; }
 
  private:
-  bool counted(Lane lane) const;
+  /// Whether a run in `lane` may start now.
+  bool may_start(Lane lane) const;
+  /// The count of runs in `lane` this keeps (null for a cpu run beside cores kept).
+  int* count_of(Lane lane);
   void give_back(Lane lane);
 
   std::filesystem::path across_gradings_;
   std::vector<int> measuring_cores_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  int sharing_ = 0;        ///< shared runs, and cpu runs where no cores are kept
+  int learner_runs_ = 0;  ///< shared runs
+  int course_runs_ = 0;   ///< course runs
+  int cpu_runs_ = 0;      ///< cpu runs, counted only where no cores are kept for measuring
   int alone_waiting_ = 0;
   bool alone_ = false;
   int on_gpu_ = 0;         ///< shared and alone runs: the lock across gradings is held while any is

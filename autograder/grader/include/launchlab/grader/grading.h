@@ -97,6 +97,8 @@ struct LabPhases {
   double reference_seconds = 0;  ///< running the reference program (0 when the cache held every test)
   double learner_seconds = 0;    ///< running the learner's program
   double judge_seconds = 0;      ///< comparing the transcripts, sanitizer runs included
+  /// Of those, the time spent waiting for turns on the GPU (gpu_turns.h).
+  double waited_seconds = 0;
   int cached_tests = 0;          ///< tests whose reference transcript came from the cache
   /// Tests the reference program ran for this grading: not cached yet, or
   /// varying between runs (timings), so measured beside the learner's.
@@ -122,8 +124,8 @@ struct GradingPhases {
 
 /// Writes the phases into results.json: extra_data.phases {"trusted_part",
 /// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
-/// "reference_cached", "learner", "judge", "cache_hits", "measured",
-/// "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
+/// "reference_cached", "learner", "judge", "waiting", "cache_hits",
+/// "measured", "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
 /// whose timing tests never found the GPU fair; and the labs' leaderboard
 /// figures as results.json's `leaderboard` [{"name", "value", "order"}].
 void add_phases(nlohmann::json& results, const GradingPhases& phases);
