@@ -60,6 +60,7 @@ NEEDS = {
     "solved": "the lab solved (the inspect tools are built from the learner's code)",
     "your-files": "files the reader makes or names (a submission, a class, a program)",
     "terminal": "a terminal: it asks the reader first",
+    "root": "root, and it changes the machine (it adds users, say)",
     "long": "minutes: it grades the whole course, builds everything, or runs until stopped",
 }
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(console|sh|shell)\s*$")
