@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -196,6 +198,21 @@ class TurnLog {
   std::vector<std::string> entries_;
 };
 
+/// That a run asking `turns` for `lane` waits while `held` is held, and
+/// starts once it is given back.
+void expect_waits_for(std::optional<GpuTurns::Turn>& held, GpuTurns& turns, Lane lane, const std::string& why) {
+  std::atomic<bool> started{false};
+  std::thread asking([&] {
+    const auto turn = turns.take(lane);
+    started = true;
+  });
+  std::this_thread::sleep_for(150ms);
+  EXPECT_FALSE(started) << why;
+  held.reset();
+  asking.join();
+  EXPECT_TRUE(started);
+}
+
 }  // namespace
 
 TEST(GpuTurns, AnAloneRunWaitsForTheSharedRunsAndGoesBeforeThoseAskingAfterIt) {
@@ -224,10 +241,13 @@ TEST(GpuTurns, AnAloneRunWaitsForTheSharedRunsAndGoesBeforeThoseAskingAfterIt) {
 
 TEST(GpuTurns, SharedRunsGoTogether) {
   GpuTurns turns({}, {});
-  const auto one = turns.take(Lane::shared);
-  const auto two = turns.take(Lane::shared);  // would never return if shared runs excluded each other
-  const auto cpu = turns.take(Lane::cpu);
-  SUCCEED();
+  std::optional<GpuTurns::Turn> one = turns.take(Lane::shared);
+  auto beside = std::async(std::launch::async, [&] {
+    const auto two = turns.take(Lane::shared);
+    const auto cpu = turns.take(Lane::cpu);
+  });
+  EXPECT_EQ(beside.wait_for(2s), std::future_status::ready) << "a shared run waited for another";
+  one.reset();  // so that the run waits no longer, if it did
 }
 
 TEST(GpuTurns, TheCoursesProgramsShareTheGpuWithEachOtherButNeverWithTheLearners) {
@@ -272,34 +292,16 @@ TEST(GpuTurns, CpuRunsGoBesideAnAloneRunOnlyWhereCoresAreKeptForMeasuring) {
     EXPECT_EQ(turns.measuring_cores(), std::vector<int>{usable_cores().back()});
   }
   GpuTurns turns({}, {});
-  TurnLog log;
   std::optional<GpuTurns::Turn> alone = turns.take(Lane::alone);
-  std::thread cpu([&] {
-    const auto turn = turns.take(Lane::cpu);
-    log.add("cpu");
-  });
-  std::this_thread::sleep_for(100ms);
-  EXPECT_TRUE(log.entries().empty()) << "with no cores kept, a cpu run went beside a run that measures";
-  alone.reset();
-  cpu.join();
-  EXPECT_EQ(log.entries(), std::vector<std::string>{"cpu"});
+  expect_waits_for(alone, turns, Lane::cpu, "with no cores kept, a cpu run went beside a run that measures");
 }
 
 TEST(GpuTurns, GradingsSideBySideTakeTurnsOnTheGpuAndNotOnTheCpu) {
   const fs::path lock = grader_lock_path(fs::temp_directory_path() / ("launchlab-selftest-gpu-" + std::to_string(getpid()) + ".lock"));
   GpuTurns first(lock, {}), second(lock, {});
-  TurnLog log;
   std::optional<GpuTurns::Turn> on_gpu = first.take(Lane::shared);
   const auto cpu = second.take(Lane::cpu);  // no GPU, no turn across gradings
-  std::thread other_grading([&] {
-    const auto turn = second.take(Lane::shared);
-    log.add("second grading on the GPU");
-  });
-  std::this_thread::sleep_for(150ms);
-  EXPECT_TRUE(log.entries().empty()) << "two gradings' runs shared the GPU";
-  on_gpu.reset();
-  other_grading.join();
-  EXPECT_EQ(log.entries(), std::vector<std::string>{"second grading on the GPU"});
+  expect_waits_for(on_gpu, second, Lane::shared, "two gradings' runs shared the GPU");
   std::error_code ignored;
   fs::remove(lock, ignored);
 }
