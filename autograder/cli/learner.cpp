@@ -69,7 +69,8 @@ void interrupt_children() {
 
 RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>& targets, const std::string& doing,
                              const std::string& first_time) {
-  std::cerr << "launchlab: " << doing << (first_time.empty() ? "" : " (the first time: " + first_time + ")") << std::endl;
+  // A build that finds nothing to do says nothing; the first one says what it costs.
+  if (!first_time.empty()) std::cerr << "launchlab: " << doing << " (the first time: " << first_time << ")" << std::endl;
   std::vector<std::string> command = {"cmake", "--build", ctx.build.string(), "--target"};
   command.insert(command.end(), targets.begin(), targets.end());
   RunLimits limits;
@@ -84,7 +85,7 @@ RunOutcome build_for_learner(const Context& ctx, const std::vector<std::string>&
   sigemptyset(&stop.sa_mask);
   sigaction(SIGINT, &stop, &previous_int);
   sigaction(SIGTERM, &stop, &previous_term);
-  RunWatch heartbeat = heartbeat_watch(std::cerr, doing, true);
+  RunWatch heartbeat = first_time.empty() ? build_watch(std::cerr, doing) : heartbeat_watch(std::cerr, doing, true);
   std::optional<double> interrupted_at;
   RunOutcome built = run_limited(command, {}, {}, limits, [&](std::string_view output, double seconds) {
     heartbeat(output, seconds);

@@ -36,4 +36,31 @@ RunWatch heartbeat_watch(std::ostream& out, std::string doing, bool show_output,
   };
 }
 
+RunWatch build_watch(std::ostream& out, std::string doing, double every_seconds) {
+  struct State {
+    std::string pending;  // the start of a line not ended yet
+    bool announced = false;
+  };
+  auto state = std::make_shared<State>();
+  RunWatch shown = heartbeat_watch(out, doing, true, every_seconds);
+  return [&out, doing = std::move(doing), every_seconds, state, shown](std::string_view output,
+                                                                        double seconds) -> std::optional<std::string> {
+    auto announce = [&] {
+      if (!state->announced) out << "launchlab: " << doing << std::endl;
+      state->announced = true;
+    };
+    state->pending += output;
+    std::string lines;
+    for (std::size_t newline; (newline = state->pending.find('\n')) != std::string::npos;) {
+      const std::string line = state->pending.substr(0, newline + 1);
+      state->pending.erase(0, newline + 1);
+      const bool nothing_to_do = line.find("Re-checking globbed directories") != std::string::npos ||
+                                 line.find("ninja: no work to do.") != std::string::npos;
+      if (!nothing_to_do) lines += line;
+    }
+    if (!lines.empty() || seconds >= every_seconds) announce();
+    return shown(lines, seconds);
+  };
+}
+
 }  // namespace launchlab::grader

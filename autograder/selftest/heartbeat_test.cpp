@@ -161,3 +161,28 @@ TEST(FrontScriptStep, QuietShowsTheOutputOnlyWhenTheStepFails) {
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_EQ(failed.output, "error: x.cpp:1\n");
 }
+
+TEST(Heartbeat, ABuildWithNothingToDoSaysNothingAndOneThatBuildsSaysWhatItDoes) {
+  std::ostringstream quiet;
+  RunWatch nothing = build_watch(quiet, "building the inspect tools from your labs", 8);
+  nothing("[0/2] Re-checking globbed directories...\nninja: no", 0.3);
+  nothing(" work to do.\n", 0.4);
+  nothing("", 0.5);
+  EXPECT_EQ(quiet.str(), "");
+
+  std::ostringstream busy;
+  RunWatch building = build_watch(busy, "building the inspect tools from your labs", 8);
+  building("[0/2] Re-checking globbed directories...\n[1/3] Building CXX obj", 0.2);
+  EXPECT_EQ(busy.str(), "") << "a line is shown once it ends";
+  building("ect main.cpp.o\n", 0.3);
+  building("", 9.0);
+  EXPECT_EQ(busy.str(),
+            "launchlab: building the inspect tools from your labs\n[1/3] Building CXX object main.cpp.o\n"
+            "launchlab: still building the inspect tools from your labs (9 s so far)\n");
+
+  std::ostringstream slow;
+  RunWatch silent = build_watch(slow, "building the course site", 8);
+  silent("", 8.1);
+  EXPECT_EQ(slow.str(), "launchlab: building the course site\nlaunchlab: still building the course site (8 s so far)\n")
+      << "a build silent for long says what it is before how long it has taken";
+}

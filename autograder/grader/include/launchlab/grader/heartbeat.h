@@ -45,4 +45,11 @@ class Heartbeat {
 RunWatch heartbeat_watch(std::ostream& out, std::string doing, bool show_output,
                          double every_seconds = kHeartbeatSeconds);
 
+/// A RunWatch for a CMake build that may have nothing to do: heartbeat_watch
+/// with the output shown, but ninja's lines of a build with nothing to do
+/// ("Re-checking globbed directories...", "no work to do.") are left out,
+/// and "launchlab: DOING" comes before the first line shown or the first
+/// heartbeat, so that a build that builds nothing says nothing.
+RunWatch build_watch(std::ostream& out, std::string doing, double every_seconds = kHeartbeatSeconds);
+
 }  // namespace launchlab::grader
