@@ -19,8 +19,11 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 1
 fi
 for ((i = 0; i < count; i++)); do
-  name=launchlab-sandbox$( ((i)) && echo "-$i")
+  name=launchlab-sandbox
+  if ((i > 0)); then name+="-$i"; fi
   id "$name" >/dev/null 2>&1 ||
     useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
 done
-echo "sandbox users: launchlab-sandbox$( ((count > 1)) && echo " to launchlab-sandbox-$((count - 1))")"
+last=launchlab-sandbox
+if ((count > 1)); then last+="-$((count - 1))"; fi
+echo "sandbox users: launchlab-sandbox to $last"

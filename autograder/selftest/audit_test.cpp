@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 
@@ -70,3 +71,28 @@ TEST(SandboxAudit, NamesEveryReadableSolutionAndPassesOnceTheyAreClosed) {
 }
 
 }  // namespace
+
+// autograder/add-sandbox-users.sh, run with an `id` and a `useradd` of this
+// test's own first on PATH: what it would add, and what it refuses.
+TEST(SandboxUsers, TheScriptAddsTheUserAndItsNumberedSiblingsThatAreMissing) {
+  const fs::path folder = fs::temp_directory_path() / ("launchlab-add-users-" + std::to_string(getpid()));
+  fs::create_directories(folder);
+  const fs::path added = folder / "added";
+  // root, and launchlab-sandbox-1 already there
+  write(folder / "id", "#!/bin/sh\n[ \"$1\" = -u ] && { echo 0; exit 0; }\n[ \"$1\" = launchlab-sandbox-1 ]\n", fs::perms::owner_all);
+  write(folder / "useradd", "#!/bin/sh\nfor last; do :; done\necho \"$last\" >>'" + added.string() + "'\n", fs::perms::owner_all);
+  const std::string path = "PATH=" + folder.string() + ":/usr/bin:/bin";
+  RunOutcome outcome = run_limited({"bash", LAUNCHLAB_ADD_USERS_SCRIPT, "3"}, {}, {path}, {});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  std::ifstream in(added);
+  const std::string names((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(names, "launchlab-sandbox\nlaunchlab-sandbox-2\n");
+  EXPECT_NE(outcome.output.find("launchlab-sandbox to launchlab-sandbox-2"), std::string::npos) << outcome.output;
+
+  for (const char* bad : {"0", "65", "x"}) {
+    RunOutcome refused = run_limited({"bash", LAUNCHLAB_ADD_USERS_SCRIPT, bad}, {}, {path}, {});
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+  }
+  std::error_code ignored;
+  fs::remove_all(folder, ignored);
+}
