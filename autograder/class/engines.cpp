@@ -296,9 +296,9 @@ RunOutcome run_launchlab_grade(const Plan& plan, const std::vector<std::string>&
   std::vector<std::string> variables = {"LAUNCHLAB_ROOT=" + plan.root.string(),
                                         "LAUNCHLAB_BUILD_DIR=" + plan.build.string()};
   if (!on_slurm) {
-    // Gradings side by side on this host take turns on the GPU (run.cpp
-    // holds this lock around a GPU lab's runs); Slurm's --gres gives each
-    // task a GPU of its own instead.
+    // Gradings side by side on this host take turns on the GPU (a grading
+    // holds this lock while any of its runs is there, gpu_turns.h); Slurm's
+    // --gres gives each task a GPU of its own instead.
     const char* lock = std::getenv("LAUNCHLAB_GPU_LOCK");
     variables.push_back("LAUNCHLAB_GPU_LOCK=" +
                         (lock && *lock ? std::string(lock) : (grader::grader_lock_folder() / "gpu.lock").string()));

@@ -245,9 +245,10 @@ RunLimits lab_limits(const Lab& lab) {
 }
 
 /// Gradings side by side on one host (grade-class) take turns on the GPU:
-/// LAUNCHLAB_GPU_LOCK names a lock file held around a GPU lab's programs, so
-/// that no timing test shares the GPU with another grading. Null when the
-/// lab needs no turn.
+/// LAUNCHLAB_GPU_LOCK names a lock file held around a GPU lab's programs
+/// where the grading takes no turns run by run (gpu_turns.h: preparing, a
+/// grading without a sandbox), so that no submission's code shares the GPU
+/// with another grading's. Null when the lab needs no turn.
 std::unique_ptr<FileLock> take_gpu_turn(const Lab& lab, const Capabilities& capabilities) {
   const char* gpu_lock = std::getenv("LAUNCHLAB_GPU_LOCK");
   if (!capabilities.gpu || !gpu_lock || !*gpu_lock || lab.gpu_need() == course::GpuNeed::none) return nullptr;
