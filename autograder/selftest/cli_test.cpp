@@ -88,6 +88,20 @@ TEST_F(Cli, GradeHelpAnswersAtOnceAndBuildsNothing) {
   }
 }
 
+TEST_F(Cli, InspectHelpAnswersAtOnceAndBuildsNothing) {
+  RunOutcome list = launchlab({"inspect", "help"});
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_LT(seconds_, 10);
+  for (const char* tool : {"\n  cubin ", "\n  fatbin ", "\n  pushbuf ", "\n  qmd ", "\n  sass "}) {
+    EXPECT_NE(list.output.find(tool), std::string::npos) << tool << " is not in:\n" << list.output;
+  }
+  EXPECT_EQ(list.output.find("building"), std::string::npos) << list.output;
+  RunOutcome tool = launchlab({"inspect", "sass", "--help"});
+  EXPECT_EQ(tool.exit_code, 0) << tool.output;
+  EXPECT_NE(tool.output.find("Usage: launchlab inspect sass"), std::string::npos) << tool.output;
+  EXPECT_EQ(launchlab({"inspect"}).exit_code, 2) << "no tool named: the list, as the tools give it, and status 2";
+}
+
 TEST_F(Cli, EveryCommandHasItsOwnHelp) {
   for (const char* command : {"list", "test", "watch", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{command, "--help"}, {"help", command}}) {
