@@ -47,25 +47,15 @@ bool asks_for_help(const std::vector<std::string>& args) {
          std::any_of(args.begin(), args.end(), [](const std::string& arg) { return arg == "--help" || arg == "-h"; });
 }
 
-/// The lab of a tool, from the tools' own list: "  qmd  ... (lab 07_qmd)".
-std::string lab_of_tool(const fs::path& program, const std::string& tool) {
-  std::istringstream lines(output_of({program.string(), "help"}));
-  std::string line;
-  const std::regex kLab(R"(\(lab ([0-9]{2}_[a-z0-9_]+)\))");
-  while (std::getline(lines, line)) {
-    std::istringstream words(line);
-    std::string first;
-    std::smatch lab;
-    if (words >> first && first == tool && std::regex_search(line, lab, kLab)) return lab[1].str();
-  }
-  return "";
+/// autograder/inspect/help.json (help.py): null when it cannot be read.
+nlohmann::json read_kept_help(const fs::path& root) {
+  return nlohmann::json::parse(read_text(root / "autograder" / "inspect" / "help.json"), nullptr, false);
 }
 
 /// What the tools would print for a request for help, and their exit
 /// status, from autograder/inspect/help.json (help.py keeps it equal to
 /// what they print): nothing when the file or the tool is not there.
-std::optional<std::pair<std::string, int>> kept_help(const fs::path& root, const std::vector<std::string>& args) {
-  const nlohmann::json kept = nlohmann::json::parse(read_text(root / "autograder" / "inspect" / "help.json"), nullptr, false);
+std::optional<std::pair<std::string, int>> kept_help(const nlohmann::json& kept, const std::vector<std::string>& args) {
   if (!kept.is_object() || !kept.contains("list") || !kept["list"].is_string() || !kept.contains("tools") ||
       !kept["tools"].is_object()) {
     return std::nullopt;
@@ -79,27 +69,54 @@ std::optional<std::pair<std::string, int>> kept_help(const fs::path& root, const
   return std::nullopt;
 }
 
+/// The lab whose code a tool runs, "07_qmd", as a listing of the tools
+/// (`launchlab inspect help`) names it: "  qmd  ... (lab 07_qmd)"; "" when
+/// it names no such tool.
+std::string lab_of_tool(const std::string& listing, const std::string& tool) {
+  std::istringstream lines(listing);
+  std::string line;
+  const std::regex kLab(R"(\(lab ([0-9]{2}_[a-z0-9_]+)\))");
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string first;
+    std::smatch lab;
+    if (words >> first && first == tool && std::regex_search(line, lab, kLab)) return lab[1].str();
+  }
+  return "";
+}
+
 }  // namespace
 
-std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, const std::vector<std::string>& args) {
+InspectStep prepare_inspect(const fs::path& root, const fs::path& build, const std::vector<std::string>& args) {
+  const nlohmann::json kept = read_kept_help(root);
   // Help is the same whatever state the labs are in: it answers at once.
   if (asks_for_help(args)) {
-    if (auto answer = kept_help(root, args)) {
+    if (auto answer = kept_help(kept, args)) {
       std::cout << answer->first << std::flush;
-      return answer->second;
+      return {answer->second, {}};
     }
   }
-  const fs::path program = build / "autograder" / "inspect" / "launchlab-inspect";
-  RunOutcome built = build_for_learner(Context{root, build}, {"launchlab_inspect"}, "building the inspect tools from your labs",
-                                       fs::exists(program) ? "" : "about 5 minutes on 2 cores");
+  // A tool the kept listing names is built alone, from its lab and those
+  // that lab builds on; any other request builds every tool.
+  const std::string listing = kept.is_object() && kept.contains("list") && kept["list"].is_string() ? kept["list"].get<std::string>() : "";
+  const std::string tool_lab = args.empty() ? "" : lab_of_tool(listing, args.front());
+  const fs::path folder = build / "autograder" / "inspect";
+  const fs::path program = folder / (tool_lab.empty() ? "launchlab-inspect" : "launchlab-inspect-" + tool_lab);
+  const std::string target = tool_lab.empty() ? "launchlab_inspect" : "launchlab_inspect_" + tool_lab;
+  const std::string doing = tool_lab.empty() ? "building the inspect tools from your labs"
+                                             : "building inspect " + args.front() + " from your lab " + tool_lab;
+  RunOutcome built = build_for_learner(Context{root, build}, {target}, doing,
+                                       fs::exists(program) ? "" : tool_lab.empty() ? "about 5 minutes on 2 cores"
+                                                                                   : "minutes on 2 cores, for the labs it runs");
   if (!built.exited_cleanly()) {
-    std::cerr << "\nThe inspect tools are built from your labs, and one of them does not compile "
-                 "(the messages above say where).\n";
-    return 1;
+    std::cerr << "\nThe inspect tools are built from your labs, and " << (tool_lab.empty() ? "one of them" : "lab " + tool_lab + " or a lab it builds on")
+              << " does not compile (the messages above say where).\n";
+    return {1, {}};
   }
   const bool reference_build = read_text(build / "CMakeCache.txt").find("LAUNCHLAB_LEARNER_TREE:STRING=solutions") != std::string::npos;
   if (!asks_for_help(args) && !reference_build) {
-    if (const std::string slug = lab_of_tool(program, args.front()); !slug.empty()) {
+    const std::string slug = tool_lab.empty() ? lab_of_tool(output_of({program.string(), "help"}), args.front()) : tool_lab;
+    if (!slug.empty()) {
       const std::vector<Lab> labs = load_course(root);
       for (const auto& used : labs_built_on(root, slug)) {
         const auto lab = find_lab(labs, used);
@@ -108,7 +125,7 @@ std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, 
           std::cout << "launchlab inspect " << args.front() << " runs your lab " << lab->number() << " (" << lab->slug
                     << "), which is still its starter: what it printed would be the starter's zeros and placeholders.\n"
                     << "Solve lab " << lab->number() << " first (`launchlab test " << lab->number() << "`).\n";
-          return 1;
+          return {1, {}};
         }
         const auto progress_of = read_progress(progress_folder(root), lab->slug);
         if (progress_of.last && progress_of.last->points < progress_of.last->gradable) {
@@ -118,7 +135,7 @@ std::optional<int> prepare_inspect(const fs::path& root, const fs::path& build, 
       }
     }
   }
-  return std::nullopt;
+  return {std::nullopt, program};
 }
 
 }  // namespace launchlab::cli

@@ -302,11 +302,12 @@ int command_check(const Context& ctx) {
                       "-j", std::to_string(std::max(2u, std::thread::hardware_concurrency()))});
 }
 
-/// Builds the inspect tools from the learner's labs (the solutions' in the
-/// reference build) and hands over to them (inspect_command.h).
+/// Builds the inspect tool asked for from the learner's labs (the solutions'
+/// in the reference build) and hands over to it (inspect_command.h).
 int command_inspect(const Context& ctx, const std::vector<std::string>& args) {
-  if (auto stop = launchlab::cli::prepare_inspect(ctx.root, ctx.build, args)) return *stop;
-  std::vector<std::string> argv = {(ctx.build / "autograder" / "inspect" / "launchlab-inspect").string()};
+  const launchlab::cli::InspectStep step = launchlab::cli::prepare_inspect(ctx.root, ctx.build, args);
+  if (step.status) return *step.status;
+  std::vector<std::string> argv = {step.program.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_visible_quietly(argv);
 }

@@ -102,6 +102,17 @@ TEST_F(Cli, InspectHelpAnswersAtOnceAndBuildsNothing) {
   EXPECT_EQ(launchlab({"inspect"}).exit_code, 2) << "no tool named: the list, as the tools give it, and status 2";
 }
 
+TEST_F(Cli, InspectBuildsOnlyTheLabOfTheToolAskedFor) {
+  // The build folder is empty, so the build fails at once: what it was asked
+  // to build is what it says.
+  RunOutcome qmd = launchlab({"inspect", "qmd", "some.qmd", "--qmd-version", "4"});
+  EXPECT_EQ(qmd.exit_code, 1) << qmd.output;
+  EXPECT_NE(qmd.output.find("building inspect qmd from your lab 07_qmd"), std::string::npos) << qmd.output;
+  EXPECT_NE(qmd.output.find("lab 07_qmd or a lab it builds on does not compile"), std::string::npos) << qmd.output;
+  RunOutcome unknown = launchlab({"inspect", "nosuchtool"});
+  EXPECT_NE(unknown.output.find("building the inspect tools from your labs"), std::string::npos) << unknown.output;
+}
+
 TEST_F(Cli, EveryCommandHasItsOwnHelp) {
   for (const char* command : {"list", "test", "watch", "hint", "reset", "docs", "inspect", "grade", "doctor", "check", "lint"}) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{command, "--help"}, {"help", command}}) {
