@@ -13,19 +13,24 @@
 #  3. --students submissions (half solutions, half starters) through
 #     `grade-class --engine local --jobs N`.
 #
-# usage: autograder/class/bench.sh [--labs NN,NN] [--students N] [--jobs N]
+# usage: autograder/class/bench.sh [--labs NN,NN] [--students N] [--jobs N] [--no-cold]
 #        (default: every lab, 8 students, the grade-class default for --jobs)
+# --students 0 leaves out step 3. --no-cold leaves out step 1: the class of
+# step 3 goes first then, and its preparation (`grade --prepare`) is what the
+# warm gradings of step 2 find; so the whole fits in two shorter runs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 labs=""
 students=8
 jobs=()
+cold=1
 while (($#)); do
   case "$1" in
     --labs) labs=$2; shift 2 ;;
     --students) students=$2; shift 2 ;;
     --jobs) jobs=(--jobs "$2"); shift 2 ;;
-    *) echo "usage: $0 [--labs NN,NN] [--students N] [--jobs N]" >&2; exit 2 ;;
+    --no-cold) cold=0; shift ;;
+    *) echo "usage: $0 [--labs NN,NN] [--students N] [--jobs N] [--no-cold]" >&2; exit 2 ;;
   esac
 done
 
@@ -74,25 +79,37 @@ print("  score %d/%d, %d points not graded here, %d reference transcripts from t
 PHASES
 }
 
-echo "launchlab grading benchmark: $(nproc) cores, GPU: ${gpu:-none}, labs: ${labs:-all}"
+# A class of --students copies (half solutions, half starters) through
+# grade-class, which prepares the course first.
+grade_the_class() {
+  local i start end total
+  mkdir -p "$scratch/class"
+  for ((i = 1; i <= students; i++)); do
+    if ((i % 2)); then
+      cp -r "$root/solutions" "$scratch/class/student$i"
+    else
+      mkdir -p "$scratch/class/student$i" && cp -r "$root/labs" "$scratch/class/student$i/labs"
+    fi
+  done
+  start=$(now)
+  "$cli" grade-class --submissions "$scratch/class" --out "$scratch/out" "${label_args[@]}" "${jobs[@]}" >"$scratch/class.log"
+  end=$(now)
+  total=$(seconds "$start" "$end")
+  printf '%-54s %7s s\n' "$students students (half solutions), grade-class --engine local" "$total"
+  printf '  %-52s %7s s\n' "per student" "$(awk -v total="$total" -v n="$students" 'BEGIN { printf "%.1f", total / n }')"
+  sed -n 's/^grade-class: /  /p' "$scratch/class.log"
+}
+
+echo "launchlab grading benchmark: $(nproc) cores, GPU: ${gpu:-none}, labs: ${labs:-all}, sandbox: $(sed -n 's/^  grade *sandbox \([^:]*\):.*/\1/p' <<<"$doctor")"
 started=$(now)
-grade_by_phase "the solutions, from nothing" "$root/solutions" "$scratch/cold"
+if ((cold)); then
+  grade_by_phase "the solutions, from nothing" "$root/solutions" "$scratch/cold"
+elif ((students > 0)); then
+  grade_the_class
+fi
 grade_by_phase "the starters, warm" "$root" "$scratch/starters"
 grade_by_phase "the solutions, warm" "$root/solutions" "$scratch/solutions"
-
-mkdir -p "$scratch/class"
-for ((i = 1; i <= students; i++)); do
-  if ((i % 2)); then
-    cp -r "$root/solutions" "$scratch/class/student$i"
-  else
-    mkdir -p "$scratch/class/student$i" && cp -r "$root/labs" "$scratch/class/student$i/labs"
-  fi
-done
-start=$(now)
-"$cli" grade-class --submissions "$scratch/class" --out "$scratch/out" "${label_args[@]}" "${jobs[@]}" >"$scratch/class.log"
-end=$(now)
-total=$(seconds "$start" "$end")
-printf '%-54s %7s s\n' "$students students (half solutions), grade-class --engine local" "$total"
-printf '  %-52s %7s s\n' "per student" "$(awk -v total="$total" -v n="$students" 'BEGIN { printf "%.1f", total / n }')"
-sed -n 's/^grade-class: /  /p' "$scratch/class.log"
+if ((cold && students > 0)); then
+  grade_the_class
+fi
 printf '%-54s %7s s\n' "the whole benchmark" "$(seconds "$started" "$(now)")"
