@@ -209,8 +209,8 @@ int start_rank(const Lab& lab, const Capabilities& capabilities) {
   return alone ? 0 : 1;
 }
 
-/// Runs grade on every result, at_most at once; each
-/// writes only its own result, so the results stay in the labs' order.
+/// Runs grade on every result, at_most at once; each writes only its own
+/// result, so the results stay in the labs' order.
 void run_side_by_side(const std::vector<LabResult*>& results, const std::function<void(LabResult&)>& grade,
                       std::size_t at_most) {
   std::atomic<std::size_t> next{0};
@@ -348,8 +348,11 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   };
   // The cores kept for the runs that measure are given to nothing else of
   // this grading, its builds included: the grading keeps to the others.
+  // Without a sandbox the labs run one after another, and keep no cores.
   const std::vector<int> cores = usable_cores();
-  const std::vector<int> measuring_cores = capabilities.gpu ? cores_kept_for_measuring(cores) : std::vector<int>{};
+  const std::vector<int> measuring_cores = capabilities.gpu && runs_side_by_side(options.sandbox)
+                                               ? cores_kept_for_measuring(cores)
+                                               : std::vector<int>{};
   std::vector<int> other_cores;
   std::ranges::set_difference(cores, measuring_cores, std::back_inserter(other_cores));
   const CoresKept kept_off_measuring(measuring_cores.empty() ? std::vector<int>{} : other_cores);
