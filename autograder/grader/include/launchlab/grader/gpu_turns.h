@@ -59,7 +59,8 @@ class GpuTurns {
   };
 
   /// Waits for a turn in `lane`, adding the seconds it waited to `waited`
-  /// where given.
+  /// where given. A thread holds one turn at a time: a second one, asked for
+  /// while an alone run waits for the first to end, would never come.
   Turn take(Lane lane, double* waited = nullptr);
   /// The cores kept for runs that measure (RunLimits::cpus); empty: none kept.
   const std::vector<int>& measuring_cores() const { return measuring_cores_; }
