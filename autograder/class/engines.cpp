@@ -10,7 +10,6 @@
 #include "launchlab/class/grade_class.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +35,7 @@
 #include "launchlab/class/reports.h"
 #include "launchlab/class/roster.h"
 #include "launchlab/grader/course.h"
+#include "launchlab/grader/gpu_turns.h"
 #include "launchlab/grader/grading.h"
 #include "launchlab/grader/process.h"
 #include "launchlab/grader/sandbox.h"
@@ -226,24 +226,28 @@ struct SandboxUserTurn {
   std::vector<std::unique_ptr<grader::FileLock>> locks;
 };
 
-/// Where the grader would run submissions as a dedicated user (sandbox.h),
-/// up to `share` of those users for this grading alone (at least one): the
-/// sweep that ends a run's processes ends everything its user runs, so two
-/// gradings on one host (or one node) must not share one, and a grading
+/// The dedicated users the grader would run submissions as here (sandbox.h):
+/// none where it uses none (the grading itself says why in its results.json).
+std::vector<grader::SandboxUser> sandbox_pool() {
+  try {
+    const grader::Sandbox sandbox = grader::choose_sandbox();
+    if (sandbox.uses_user()) return sandbox.users;
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
+/// Up to `share` users of the pool for this grading alone (at least one):
+/// the sweep that ends a run's processes ends everything its user runs, so
+/// two gradings on one host (or one node) must not share one, and a grading
 /// runs as many programs at once as it has users. A lock file per user in
 /// the grader's lock folder says which are taken; with all of them taken,
-/// this waits.
-std::optional<SandboxUserTurn> take_sandbox_users(std::size_t share) {
-  grader::Sandbox sandbox;
-  try {
-    sandbox = grader::choose_sandbox();
-  } catch (const std::exception&) {
-    return std::nullopt;  // the grading itself says why in its results.json
-  }
-  if (!sandbox.uses_user()) return std::nullopt;
+/// this waits. Nothing without a pool.
+std::optional<SandboxUserTurn> take_sandbox_users(const std::vector<grader::SandboxUser>& pool, std::size_t share) {
+  if (pool.empty()) return std::nullopt;
   while (!stopping) {
     SandboxUserTurn turn;
-    for (const auto& user : sandbox.users) {
+    for (const auto& user : pool) {
       if (turn.locks.size() >= std::max<std::size_t>(1, share)) break;
       auto lock = std::make_unique<grader::FileLock>(
           grader::grader_lock_folder() / ("grading-sandbox-user-" + user.name + ".lock"), false);
@@ -255,16 +259,6 @@ std::optional<SandboxUserTurn> take_sandbox_users(std::size_t share) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   return std::nullopt;
-}
-
-/// The sandbox users in the pool here (none where the grader uses none).
-std::size_t sandbox_pool_size() {
-  try {
-    const grader::Sandbox sandbox = grader::choose_sandbox();
-    return sandbox.uses_user() ? sandbox.users.size() : 0;
-  } catch (const std::exception&) {
-    return 0;
-  }
 }
 
 /// The limits of one `launchlab grade` of the plan.
@@ -337,7 +331,10 @@ bool prepare_for_plan(const Plan& plan) {
   return outcome.exited_cleanly();
 }
 
-GradingOutcome grade_one(const Plan& plan, const Plan::Task& task, std::size_t users_share) {
+/// Grades one task of the plan, with up to `users_share` users of the
+/// sandbox pool.
+GradingOutcome grade_one(const Plan& plan, const Plan::Task& task, const std::vector<grader::SandboxUser>& pool,
+                         std::size_t users_share) {
   const fs::path dir = plan.out / task.student;
   fs::create_directories(dir);
   const fs::path results = dir / "results.json";
@@ -352,7 +349,7 @@ GradingOutcome grade_one(const Plan& plan, const Plan::Task& task, std::size_t u
   if (task.seed) arguments.insert(arguments.end(), {"--seed", std::to_string(*task.seed)});
 
   std::vector<std::string> environment;
-  std::optional<SandboxUserTurn> user_turn = take_sandbox_users(users_share);
+  std::optional<SandboxUserTurn> user_turn = take_sandbox_users(pool, users_share);
   if (user_turn) environment.push_back("LAUNCHLAB_SANDBOX_USER=" + user_turn->users);
 
   const std::string started = utc_now();
@@ -529,7 +526,8 @@ Plan make_plan(const fs::path& root, const fs::path& build, const fs::path& laun
 
 int run_local(const Plan& plan, int jobs) {
   // The pool of sandbox users shared out among the gradings side by side.
-  const std::size_t users_share = std::max<std::size_t>(1, sandbox_pool_size() / static_cast<std::size_t>(std::max(1, jobs)));
+  const std::vector<grader::SandboxUser> pool = sandbox_pool();
+  const std::size_t users_share = std::max<std::size_t>(1, pool.size() / static_cast<std::size_t>(std::max(1, jobs)));
   std::atomic<std::size_t> next{0};
   std::mutex printing;
   std::vector<std::string> failed;
@@ -540,7 +538,7 @@ int run_local(const Plan& plan, int jobs) {
     const auto& task = plan.tasks[index];
     GradingOutcome outcome;
     try {
-      outcome = grade_one(plan, task, users_share);
+      outcome = grade_one(plan, task, pool, users_share);
     } catch (const std::exception& error) {
       outcome.line = std::string("FAILED: ") + error.what();
     }
@@ -765,9 +763,8 @@ int grade_class(const fs::path& root, const fs::path& build, const fs::path& lau
     if (static_cast<std::size_t>(args.task) >= plan.tasks.size()) throw std::runtime_error("no task " + std::to_string(args.task));
     // A Slurm task has its node's cores that the job was given: one sandbox
     // user each, as far as the node's pool goes.
-    cpu_set_t given;
-    const std::size_t cores = sched_getaffinity(0, sizeof given, &given) == 0 ? static_cast<std::size_t>(CPU_COUNT(&given)) : 1;
-    GradingOutcome outcome = grade_one(plan, plan.tasks[static_cast<std::size_t>(args.task)], cores);
+    GradingOutcome outcome =
+        grade_one(plan, plan.tasks[static_cast<std::size_t>(args.task)], sandbox_pool(), grader::usable_cores().size());
     std::cout << plan.tasks[static_cast<std::size_t>(args.task)].student << ": " << outcome.line << "\n";
     return outcome.graded ? 0 : 1;
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -47,25 +48,34 @@ bool asks_for_help(const std::vector<std::string>& args) {
          std::any_of(args.begin(), args.end(), [](const std::string& arg) { return arg == "--help" || arg == "-h"; });
 }
 
-/// autograder/inspect/help.json (help.py): null when it cannot be read.
-nlohmann::json read_kept_help(const fs::path& root) {
-  return nlohmann::json::parse(read_text(root / "autograder" / "inspect" / "help.json"), nullptr, false);
-}
+/// autograder/inspect/help.json (help.py keeps it equal to what the tools
+/// print): the tools' listing and each tool's --help.
+struct KeptHelp {
+  std::string listing;
+  std::map<std::string, std::string> tools;
+};
 
-/// What the tools would print for a request for help, and their exit
-/// status, from autograder/inspect/help.json (help.py keeps it equal to
-/// what they print): nothing when the file or the tool is not there.
-std::optional<std::pair<std::string, int>> kept_help(const nlohmann::json& kept, const std::vector<std::string>& args) {
+/// The kept help; nothing when the file is missing or not of that shape.
+std::optional<KeptHelp> read_kept_help(const fs::path& root) {
+  const nlohmann::json kept = nlohmann::json::parse(read_text(root / "autograder" / "inspect" / "help.json"), nullptr, false);
   if (!kept.is_object() || !kept.contains("list") || !kept["list"].is_string() || !kept.contains("tools") ||
       !kept["tools"].is_object()) {
     return std::nullopt;
   }
-  if (args.empty()) return std::pair{kept["list"].get<std::string>(), 2};
-  const std::string& first = args.front();
-  if ((first == "help" && args.size() == 1) || first == "--help" || first == "-h") return std::pair{kept["list"].get<std::string>(), 0};
-  if (auto tool = kept["tools"].find(first); tool != kept["tools"].end() && tool->is_string()) {
-    return std::pair{tool->get<std::string>(), 0};
+  KeptHelp help{kept["list"].get<std::string>(), {}};
+  for (const auto& [tool, text] : kept["tools"].items()) {
+    if (text.is_string()) help.tools[tool] = text.get<std::string>();
   }
+  return help;
+}
+
+/// What the tools would print for a request for help, and their exit
+/// status: nothing when the kept help does not hold the answer.
+std::optional<std::pair<std::string, int>> kept_answer(const KeptHelp& kept, const std::vector<std::string>& args) {
+  if (args.empty()) return std::pair{kept.listing, 2};
+  const std::string& first = args.front();
+  if ((first == "help" && args.size() == 1) || first == "--help" || first == "-h") return std::pair{kept.listing, 0};
+  if (auto tool = kept.tools.find(first); tool != kept.tools.end()) return std::pair{tool->second, 0};
   return std::nullopt;
 }
 
@@ -88,18 +98,17 @@ std::string lab_of_tool(const std::string& listing, const std::string& tool) {
 }  // namespace
 
 InspectStep prepare_inspect(const fs::path& root, const fs::path& build, const std::vector<std::string>& args) {
-  const nlohmann::json kept = read_kept_help(root);
+  const std::optional<KeptHelp> kept = read_kept_help(root);
   // Help is the same whatever state the labs are in: it answers at once.
-  if (asks_for_help(args)) {
-    if (auto answer = kept_help(kept, args)) {
+  if (kept && asks_for_help(args)) {
+    if (auto answer = kept_answer(*kept, args)) {
       std::cout << answer->first << std::flush;
       return {answer->second, {}};
     }
   }
   // A tool the kept listing names is built alone, from its lab and those
   // that lab builds on; any other request builds every tool.
-  const std::string listing = kept.is_object() && kept.contains("list") && kept["list"].is_string() ? kept["list"].get<std::string>() : "";
-  const std::string tool_lab = args.empty() ? "" : lab_of_tool(listing, args.front());
+  const std::string tool_lab = args.empty() || !kept ? "" : lab_of_tool(kept->listing, args.front());
   const fs::path folder = build / "autograder" / "inspect";
   const fs::path program = folder / (tool_lab.empty() ? "launchlab-inspect" : "launchlab-inspect-" + tool_lab);
   const std::string target = tool_lab.empty() ? "launchlab_inspect" : "launchlab_inspect_" + tool_lab;

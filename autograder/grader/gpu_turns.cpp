@@ -103,17 +103,13 @@ std::vector<int> cores_kept_for_measuring(const std::vector<int>& cores) {
 CoresKept::CoresKept(const std::vector<int>& cores) {
   if (cores.empty()) return;
   before_ = usable_cores();
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int cpu : cores) CPU_SET(cpu, &set);
+  const cpu_set_t set = cpu_set_of(cores);
   if (sched_setaffinity(0, sizeof set, &set) != 0) before_.clear();
 }
 
 CoresKept::~CoresKept() {
   if (before_.empty()) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int cpu : before_) CPU_SET(cpu, &set);
+  const cpu_set_t set = cpu_set_of(before_);
   sched_setaffinity(0, sizeof set, &set);
 }
 

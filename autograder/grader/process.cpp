@@ -574,12 +574,7 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   plan.environment = child_environment(extra_env, defaults, channel != nullptr, sandbox.kind != SandboxKind::none);
   plan.point();
   if (lease) plan.user = lease->user();
-  if (!limits.cpus.empty()) {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    for (int cpu : limits.cpus) CPU_SET(cpu, &cpus);
-    plan.cpus = cpus;
-  }
+  if (!limits.cpus.empty()) plan.cpus = cpu_set_of(limits.cpus);
   plan.file_size = limit_or_infinity(limits.file_size_limit);
   plan.data = limit_or_infinity(limits.memory_limit);
   if (limits.max_processes > 0) {
@@ -761,6 +756,13 @@ std::optional<std::string> make_private(const fs::path& folder) {
 }
 
 }  // namespace
+
+cpu_set_t cpu_set_of(const std::vector<int>& cores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cores) CPU_SET(cpu, &set);
+  return set;
+}
 
 fs::path grader_lock_folder() {
   const fs::path run_folder = fs::path("/run") / "launchlab";

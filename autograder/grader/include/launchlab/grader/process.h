@@ -5,6 +5,8 @@
 /// processes.
 #pragma once
 
+#include <sched.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +50,9 @@ struct RunLimits {
   /// (GpuTurns), which no other run of the grading is given.
   std::vector<int> cpus;
 };
+
+/// These cores (by number) as the set sched_setaffinity takes.
+cpu_set_t cpu_set_of(const std::vector<int>& cores);
 
 /// How a run ended.
 struct RunOutcome {
