@@ -10,6 +10,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "launchlab/grader/process.h"
 #include "sandbox_kinds.h"
@@ -72,27 +73,65 @@ TEST(SandboxAudit, NamesEveryReadableSolutionAndPassesOnceTheyAreClosed) {
 
 }  // namespace
 
-// autograder/add-sandbox-users.sh, run with an `id` and a `useradd` of this
-// test's own first on PATH: what it would add, and what it refuses.
-TEST(SandboxUsers, TheScriptAddsTheUserAndItsNumberedSiblingsThatAreMissing) {
-  const fs::path folder = fs::temp_directory_path() / ("launchlab-add-users-" + std::to_string(getpid()));
-  fs::create_directories(folder);
-  const fs::path added = folder / "added";
-  // root, and launchlab-sandbox-1 already there
-  write(folder / "id", "#!/bin/sh\n[ \"$1\" = -u ] && { echo 0; exit 0; }\n[ \"$1\" = launchlab-sandbox-1 ]\n", fs::perms::owner_all);
-  write(folder / "useradd", "#!/bin/sh\nfor last; do :; done\necho \"$last\" >>'" + added.string() + "'\n", fs::perms::owner_all);
-  const std::string path = "PATH=" + folder.string() + ":/usr/bin:/bin";
-  RunOutcome outcome = run_limited({"bash", LAUNCHLAB_ADD_USERS_SCRIPT, "3"}, {}, {path}, {});
-  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
-  std::ifstream in(added);
-  const std::string names((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(names, "launchlab-sandbox\nlaunchlab-sandbox-2\n");
-  EXPECT_NE(outcome.output.find("launchlab-sandbox to launchlab-sandbox-2"), std::string::npos) << outcome.output;
-
-  for (const char* bad : {"0", "65", "x"}) {
-    RunOutcome refused = run_limited({"bash", LAUNCHLAB_ADD_USERS_SCRIPT, bad}, {}, {path}, {});
-    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+// autograder/add-sandbox-users.sh, run with an `id`, a `useradd` and a
+// `groupadd` of this test's own first on PATH, each writing down how it was
+// called: what the script would add, and what it refuses.
+class SandboxUsers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(folder_);
+    // root, and launchlab-sandbox-1 already there
+    write(folder_ / "id", "#!/bin/sh\n[ \"$1\" = -u ] && { echo 0; exit 0; }\n[ \"$1\" = launchlab-sandbox-1 ]\n",
+          fs::perms::owner_all);
+    for (const char* tool : {"useradd", "groupadd"})
+      write(folder_ / tool, std::string("#!/bin/sh\necho ") + tool + " \"$*\" >>'" + calls_.string() + "'\n",
+            fs::perms::owner_all);
   }
-  std::error_code ignored;
-  fs::remove_all(folder, ignored);
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
+  RunOutcome add_users(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), {"bash", LAUNCHLAB_ADD_USERS_SCRIPT});
+    return run_limited(arguments, {}, {"PATH=" + folder_.string() + ":/usr/bin:/bin"}, {});
+  }
+  std::string calls() const {
+    std::ifstream in(calls_);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+ private:
+  const fs::path folder_ = fs::temp_directory_path() / ("launchlab-add-users-" + std::to_string(getpid()));
+  const fs::path calls_ = folder_ / "calls";
+};
+
+TEST_F(SandboxUsers, TheScriptAddsTheUserAndItsNumberedSiblingsThatAreMissing) {
+  RunOutcome outcome = add_users({"3"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  const std::string options = "--system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ";
+  EXPECT_EQ(calls(), "useradd " + options + "launchlab-sandbox\nuseradd " + options + "launchlab-sandbox-2\n");
+  EXPECT_NE(outcome.output.find("launchlab-sandbox to launchlab-sandbox-2"), std::string::npos) << outcome.output;
+}
+
+// The image's pool: fixed ids, each user's group with the same id, and the
+// id of a user that is there already left unused.
+TEST_F(SandboxUsers, FirstUidGivesTheUsersAndTheirGroupsIdsInOrder) {
+  RunOutcome outcome = add_users({"--first-uid", "1501", "3"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  const std::string rest = " --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ";
+  EXPECT_EQ(calls(), "groupadd --system --gid 1501 launchlab-sandbox\n"
+                     "useradd --system --uid 1501 --gid 1501" + rest + "launchlab-sandbox\n"
+                     "groupadd --system --gid 1503 launchlab-sandbox-2\n"
+                     "useradd --system --uid 1503 --gid 1503" + rest + "launchlab-sandbox-2\n");
+  EXPECT_NE(outcome.output.find("(ids from 1501)"), std::string::npos) << outcome.output;
+}
+
+TEST_F(SandboxUsers, TheScriptRefusesACountOrAFirstIdOutOfRange) {
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"0"}, {"65"}, {"x"}, {"3", "4"}, {"--first-uid"}, {"--first-uid", "0", "3"}, {"--first-uid", "70000"},
+           {"--first-uid", "1501x", "3"}}) {
+    RunOutcome refused = add_users(bad);
+    EXPECT_EQ(refused.exit_code, 2) << testing::PrintToString(bad) << ": " << refused.output;
+  }
+  EXPECT_EQ(calls(), "");
 }
