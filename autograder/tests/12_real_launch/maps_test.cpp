@@ -1,7 +1,11 @@
 // Part A: parse_maps and driver_memory, on lines written here and on the
 // maps of the process that made the captures (captures/maps.txt).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,32 @@ std::string show(const Mapping& m) {
   std::snprintf(offset, sizeof offset, "%llx", static_cast<unsigned long long>(m.offset));
   return std::string(range) + " " + m.perms + " " + offset + " " + m.device + " " + std::to_string(m.inode) + " [" + m.path +
          "]";
+}
+
+/// Calls `read` while this process can open no file: the soft limit on
+/// descriptors is lowered to the lowest free one, so that every open fails
+/// (EMFILE), and put back however `read` ends.
+template <class Read>
+auto with_no_file_left_to_open(Read&& read) {
+  class Limit {
+   public:
+    Limit() {
+      getrlimit(RLIMIT_NOFILE, &saved_);
+      const int lowest_free = fcntl(STDERR_FILENO, F_DUPFD, 0);
+      if (lowest_free >= 0) close(lowest_free);
+      rlimit tight = saved_;
+      tight.rlim_cur = static_cast<rlim_t>(std::max(lowest_free, 0));
+      setrlimit(RLIMIT_NOFILE, &tight);
+    }
+    ~Limit() { setrlimit(RLIMIT_NOFILE, &saved_); }
+    Limit(const Limit&) = delete;
+    Limit& operator=(const Limit&) = delete;
+
+   private:
+    rlimit saved_{};
+  };
+  const Limit limit;
+  return read();
 }
 
 std::vector<std::string> shown(const std::vector<Mapping>& maps) {
@@ -85,6 +115,10 @@ TEST(Maps, ReadsTheCapturedProcessMaps) {
     expected_control += line.size() >= 14 && line.compare(line.size() - 14, 14, "/dev/nvidiactl") == 0 ? 1 : 0;
   }
   RECORD_EQ(control, expected_control) << "the mappings of /dev/nvidiactl in captures/maps.txt";
+  // The live tests read the process's own maps with the given read_own_maps:
+  // a maps file it cannot open is an error, never an empty list of mappings.
+  RECORD_THROWS(with_no_file_left_to_open([] { return real_launch::read_own_maps(); }), real_launch::LaunchError)
+      << "read_own_maps() while the process may open no more files";
 }
 
 TEST(Maps, MalformedLinesNameTheirLine) {
