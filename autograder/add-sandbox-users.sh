@@ -39,13 +39,13 @@ for ((i = 0; i < count; i++)); do
   name=launchlab-sandbox
   if ((i > 0)); then name+="-$i"; fi
   id "$name" >/dev/null 2>&1 && continue
+  ids=()
   if [[ -n $first_uid ]]; then
     uid=$((first_uid + i))
     groupadd --system --gid "$uid" "$name"
-    useradd --system --uid "$uid" --gid "$uid" --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
-  else
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
+    ids=(--uid "$uid" --gid "$uid")
   fi
+  useradd --system "${ids[@]}" --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
 done
 last=launchlab-sandbox
 if ((count > 1)); then last+="-$((count - 1))"; fi

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "launchlab/grader/process.h"
@@ -95,6 +96,9 @@ class SandboxUsers : public ::testing::Test {
     arguments.insert(arguments.begin(), {"bash", LAUNCHLAB_ADD_USERS_SCRIPT});
     return run_limited(arguments, {}, {"PATH=" + folder_.string() + ":/usr/bin:/bin"}, {});
   }
+  /// What every useradd call ends with, before the user's name.
+  static constexpr std::string_view kUserOptions = " --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ";
+
   std::string calls() const {
     std::ifstream in(calls_);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -108,8 +112,8 @@ class SandboxUsers : public ::testing::Test {
 TEST_F(SandboxUsers, TheScriptAddsTheUserAndItsNumberedSiblingsThatAreMissing) {
   RunOutcome outcome = add_users({"3"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
-  const std::string options = "--system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ";
-  EXPECT_EQ(calls(), "useradd " + options + "launchlab-sandbox\nuseradd " + options + "launchlab-sandbox-2\n");
+  const std::string useradd = "useradd --system" + std::string(kUserOptions);
+  EXPECT_EQ(calls(), useradd + "launchlab-sandbox\n" + useradd + "launchlab-sandbox-2\n");
   EXPECT_NE(outcome.output.find("launchlab-sandbox to launchlab-sandbox-2"), std::string::npos) << outcome.output;
 }
 
@@ -118,7 +122,7 @@ TEST_F(SandboxUsers, TheScriptAddsTheUserAndItsNumberedSiblingsThatAreMissing) {
 TEST_F(SandboxUsers, FirstUidGivesTheUsersAndTheirGroupsIdsInOrder) {
   RunOutcome outcome = add_users({"--first-uid", "1501", "3"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
-  const std::string rest = " --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ";
+  const std::string rest(kUserOptions);
   EXPECT_EQ(calls(), "groupadd --system --gid 1501 launchlab-sandbox\n"
                      "useradd --system --uid 1501 --gid 1501" + rest + "launchlab-sandbox\n"
                      "groupadd --system --gid 1503 launchlab-sandbox-2\n"
