@@ -70,9 +70,22 @@ for name, title in (("trusted_part", "trusted part"), ("learner_build", "learner
 for slug, lab in phases.get("labs", {}).items():
     cached = "reference_cached" in lab
     reference = lab.get("reference_cached" if cached else "reference", 0)
-    print("    %-24s reference %6.1f s%s, learner %6.1f s, judge %5.1f s (%5.1f s of them waiting), %d cached, %d measured" % (
+    print("    %-24s reference %6.1f s%s, learner %6.1f s, judge %5.1f s (%5.1f s of them waiting), %d cached, %d measured, %d spared" % (
         slug, reference, " (cache)" if cached else "", lab.get("learner", 0), lab.get("judge", 0),
-        lab.get("waiting", 0), lab.get("cache_hits", 0), len(lab.get("measured", []))))
+        lab.get("waiting", 0), lab.get("cache_hits", 0), len(lab.get("measured", [])), len(lab.get("spared", []))))
+# The runs by lane: what the GPU's lanes were busy with (runs of one lane
+# but alone overlap, so a lane's seconds may exceed the grading's).
+lanes, runs = {}, []
+for slug, lab in phases.get("labs", {}).items():
+    for run in lab.get("runs", []):
+        count, seconds, waited = lanes.get(run.get("lane", "?"), (0, 0.0, 0.0))
+        lanes[run.get("lane", "?")] = (count + 1, seconds + run.get("seconds", 0), waited + run.get("waited", 0))
+        runs.append((run.get("seconds", 0), slug, run))
+for lane, (count, seconds, waited) in sorted(lanes.items()):
+    print("  lane %-8s %3d runs, %7.1f s running, %7.1f s waiting" % (lane, count, seconds, waited))
+for seconds, slug, run in sorted(runs, key=lambda r: r[0], reverse=True)[:6]:
+    print("    longest: %-22s %-26s %-6s %3d tests %6.1f s" % (slug, run.get("program", "?"), run.get("lane", "?"),
+                                                           run.get("tests", 0), seconds))
 print("  score %d/%d, %d points not graded here, %d reference transcripts from the cache" % (
     report.get("score", 0), extra.get("gradable_max_score", 0), extra.get("not_gradable_points", 0),
     phases.get("cache_hits", 0)))

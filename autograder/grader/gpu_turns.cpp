@@ -14,6 +14,16 @@ GpuTurns::GpuTurns(std::filesystem::path across_gradings, std::vector<int> measu
 
 GpuTurns::~GpuTurns() = default;
 
+std::string_view to_string(Lane lane) {
+  switch (lane) {
+    case Lane::cpu: return "cpu";
+    case Lane::shared: return "shared";
+    case Lane::course: return "course";
+    case Lane::alone: return "alone";
+  }
+  return "unknown";
+}
+
 int* GpuTurns::count_of(Lane lane) {
   switch (lane) {
     case Lane::shared: return &learner_runs_;

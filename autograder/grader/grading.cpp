@@ -484,7 +484,17 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
                             {"judge", lab.judge_seconds},
                             {"waiting", lab.waited_seconds},
                             {"cache_hits", lab.cached_tests},
-                            {"measured", lab.measured_tests}};
+                            {"measured", lab.measured_tests},
+                            {"spared", lab.spared_tests}};
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& run : lab.runs) {
+      runs.push_back({{"program", run.program},
+                      {"lane", run.lane},
+                      {"tests", run.tests},
+                      {"seconds", run.seconds},
+                      {"waited", run.waited}});
+    }
+    entry["runs"] = std::move(runs);
     if (!lab.gpu_readings.empty()) entry["gpu"] = lab.gpu_readings;
     if (!lab.regrade.empty()) regrade[slug] = lab.regrade;
     labs[slug] = std::move(entry);

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -372,9 +373,16 @@ std::map<std::string, std::string> unseeded_test_sections(std::string_view text)
   return sections;
 }
 
+/// A later run's tests added to a program's runs.
+void merge_runs(ProgramRuns& into, ProgramRuns&& later) {
+  merge_transcript(into.transcript, std::move(later.transcript));
+  for (auto& [name, why] : later.why_missing) into.why_missing[name] = std::move(why);
+  into.text += later.text;
+}
+
 /// The reference's transcripts kept between gradings, test by test, in one
 /// file per lab: {"key": ..., "tests": {name: {"transcript", "runs",
-/// "varying"}}}. Gradings side by side read it freely and take turns to
+/// "varying"}}}, a test that measures {"transcript", "measures": true}. Gradings side by side read it freely and take turns to
 /// change it (a lock file beside it, the file replaced whole).
 class ReferenceCache {
  public:
@@ -384,7 +392,10 @@ class ReferenceCache {
   /// A test's transcript, once enough runs wrote it alike.
   std::optional<std::string> agreed(const std::string& test) const {
     auto found = tests_.find(test);
-    if (found == tests_.end() || found->value("varying", false) || found->value("runs", 0) < runs_to_agree_) return std::nullopt;
+    if (found == tests_.end() || found->value("varying", false) || found->value("measures", false) ||
+        found->value("runs", 0) < runs_to_agree_) {
+      return std::nullopt;
+    }
     return found->value("transcript", std::string());
   }
 
@@ -393,11 +404,32 @@ class ReferenceCache {
     std::vector<std::string> waiting;
     for (const auto& test : tests) {
       auto found = tests_.find(test);
-      if (found != tests_.end() && !found->value("varying", false) && found->value("runs", 0) < runs_to_agree_) {
+      if (found != tests_.end() && !found->value("varying", false) && !found->value("measures", false) &&
+          found->value("runs", 0) < runs_to_agree_) {
         waiting.push_back(test);
       }
     }
     return waiting;
+  }
+
+  /// The newest clean transcript of a test that measures: its figures are
+  /// of one run, but what it records, and that the reference passes it, hold
+  /// for every run under the same key.
+  std::optional<std::string> last_measured(const std::string& test) const {
+    auto found = tests_.find(test);
+    if (found == tests_.end() || !found->value("measures", false)) return std::nullopt;
+    return found->value("transcript", std::string());
+  }
+
+  /// Keeps these transcripts of tests that measure as their newest.
+  void keep_measured(const std::map<std::string, std::string>& transcripts) {
+    if (transcripts.empty()) return;
+    std::error_code ignored;
+    fs::create_directories(file_.parent_path(), ignored);
+    FileLock turn(fs::path(file_.string() + ".lock"));
+    tests_ = load();
+    for (const auto& [test, transcript] : transcripts) tests_[test] = {{"transcript", transcript}, {"measures", true}};
+    write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
   }
 
   /// What one more run wrote for these tests: alike, it counts as one more
@@ -422,7 +454,7 @@ class ReferenceCache {
   }
 
   /// The tests a cache file keeps, {name: {"transcript", "runs",
-  /// "varying"}}: none when the file is missing or malformed, or when `key`
+  /// "varying"}}, and those that measure {name: {"transcript", "measures"}}: none when the file is missing or malformed, or when `key`
   /// is given and the file's is another.
   static nlohmann::json tests_in(const fs::path& file, const std::optional<std::string>& key) {
     const nlohmann::json whole = nlohmann::json::parse(read_text(file), nullptr, false);
@@ -463,18 +495,43 @@ ReferenceCache reference_cache_of(const fs::path& program, const std::vector<std
 /// Runs the named tests of a reference program.
 using ReferenceRunner = std::function<ProgramRuns(const std::vector<std::string>&)>;
 
+/// Whether a transcript of one test says the reference passed it and
+/// recorded values: a run of it that a learner's can be judged against.
+bool clean_run_of(const std::string& text, const std::string& test) {
+  const Transcript transcript = parse_transcript(text);
+  auto found = transcript.tests.find(test);
+  if (found == transcript.tests.end()) return false;
+  const TestTranscript& run = found->second;
+  return run.ended && !run.skipped && run.failures.empty() && !run.records.empty();
+}
+
+/// The sections of a run's tests that measure that are clean runs.
+std::map<std::string, std::string> clean_measured_sections(const Lab& lab, const ProgramRuns& runs) {
+  std::map<std::string, std::string> sections = finished_sections(runs);
+  std::erase_if(sections, [&](const auto& section) {
+    const auto test = std::ranges::find_if(lab.tests, [&](const LabTest& t) { return t.name == section.first; });
+    return test == lab.tests.end() || !test->measures || !clean_run_of(section.second, section.first);
+  });
+  return sections;
+}
+
 /// The reference's half from the cache where runs agreed on it, the rest
 /// run now (a test seen once is run a second time at once, so that the
-/// next grading reads it).
+/// next grading reads it). The tests that measure and have a clean run kept
+/// are left out when `deferred` is given, and named there: whether they
+/// need a run of their own depends on what the learner's run recorded.
 ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhases& phases,
-                                  const ReferenceRunner& run_reference) {
+                                  const ReferenceRunner& run_reference, std::vector<std::string>* deferred = nullptr) {
   std::string cached_text;
-  std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never kept
+  std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never agreed on
   for (const auto& test : lab.tests) {
     if (test.measures) measuring.insert(test.name);
     if (auto transcript = test.measures ? std::nullopt : cache.agreed(test.name)) {
       cached_text += *transcript;
       ++phases.cached_tests;
+    } else if (auto last = test.measures && deferred ? cache.last_measured(test.name) : std::nullopt;
+               last && clean_run_of(*last, test.name)) {
+      deferred->push_back(test.name);
     } else {
       phases.measured_tests.push_back(test.name);
     }
@@ -486,10 +543,39 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   };
   ProgramRuns runs = run_reference(phases.measured_tests);
   cache.observe(to_keep(runs));
+  cache.keep_measured(clean_measured_sections(lab, runs));
   if (auto waiting = cache.unconfirmed(phases.measured_tests); !waiting.empty()) cache.observe(to_keep(run_reference(waiting)));
   for (auto& [test, transcript] : parse_transcript(cached_text).tests) runs.transcript.tests[test] = std::move(transcript);
   runs.text = cached_text + runs.text;
   return runs;
+}
+
+/// The reference's runs of the deferred tests that measure (above): run
+/// now where the learner's run recorded a value of the test, to be compared
+/// with figures measured in the same grading; elsewhere there is nothing to
+/// compare, every record of the test is missing whatever the figures, and
+/// the kept clean run stands in (phases.spared_tests).
+void finish_deferred_reference_runs(const Lab& lab, const std::vector<std::string>& deferred, const ProgramRuns& learner,
+                                    ReferenceCache& cache, LabPhases& phases, const ReferenceRunner& run_reference,
+                                    ProgramRuns& reference) {
+  std::vector<std::string> to_run;
+  std::string kept_text;
+  for (const auto& test : deferred) {
+    auto ran = learner.transcript.tests.find(test);
+    if (ran != learner.transcript.tests.end() && !ran->second.records.empty()) {
+      to_run.push_back(test);
+    } else {
+      kept_text += cache.last_measured(test).value_or(std::string());
+      phases.spared_tests.push_back(test);
+    }
+  }
+  for (auto& [test, transcript] : parse_transcript(kept_text).tests) reference.transcript.tests[test] = std::move(transcript);
+  reference.text += kept_text;
+  if (to_run.empty()) return;
+  ProgramRuns measured = run_reference(to_run);
+  cache.keep_measured(clean_measured_sections(lab, measured));
+  phases.measured_tests.insert(phases.measured_tests.end(), to_run.begin(), to_run.end());
+  merge_runs(reference, std::move(measured));
 }
 
 }  // namespace
@@ -525,9 +611,10 @@ std::string unfairness_over(const std::optional<GpuState>& before, const std::op
   return why;
 }
 
-nlohmann::json readings_json(const std::optional<GpuState>& before, const std::optional<GpuState>& after,
-                             const std::string& unfair) {
-  return {{"before", before ? to_json(*before) : nlohmann::json()},
+nlohmann::json readings_json(const std::string& whose, const std::optional<GpuState>& before,
+                             const std::optional<GpuState>& after, const std::string& unfair) {
+  return {{"program", whose == "your" ? "learner" : "reference"},
+          {"before", before ? to_json(*before) : nlohmann::json()},
           {"after", after ? to_json(*after) : nlohmann::json()},
           {"unfair", unfair}};
 }
@@ -563,13 +650,6 @@ bool any_measures(const Lab& lab, const std::vector<std::string>& tests) {
   });
 }
 
-/// A later run's tests added to a program's runs.
-void merge_runs(ProgramRuns& into, ProgramRuns&& later) {
-  merge_transcript(into.transcript, std::move(later.transcript));
-  for (auto& [name, why] : later.why_missing) into.why_missing[name] = std::move(why);
-  into.text += later.text;
-}
-
 }  // namespace
 
 ReferenceRun run_reference_program(const Lab& lab, const fs::path& program, const fs::path& scratch,
@@ -595,9 +675,21 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   const auto gpu_turn = settings.gpu_turns ? nullptr : take_gpu_turn(lab, capabilities);
   std::vector<std::string> tampering;
   LabPhases phases;
-  auto turn_in = [&](Lane lane) -> std::optional<GpuTurns::Turn> {
-    if (!settings.gpu_turns) return std::nullopt;
-    return settings.gpu_turns->take(lane, &phases.waited_seconds);
+  // Each run takes its turn in its lane, and is logged in the phases: whose,
+  // which lane, how long it waited and how long it ran. The sanitizer's runs
+  // come from several threads at once.
+  std::mutex phases_mutex;
+  auto in_turn = [&](const std::string& program, Lane lane, std::size_t tests, auto&& run) {
+    double waited = 0;
+    std::optional<GpuTurns::Turn> turn;
+    if (settings.gpu_turns) turn.emplace(settings.gpu_turns->take(lane, &waited));
+    Stopwatch took;
+    auto result = run();
+    const double seconds = took.lap();
+    std::lock_guard hold(phases_mutex);
+    phases.waited_seconds += waited;
+    phases.runs.push_back({program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited});
+    return result;
   };
   // A run of tests that measure is kept to the cores kept for measuring.
   auto limits_of = [&](const std::vector<std::string>& tests) {
@@ -615,6 +707,46 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
     return parts;
   };
+  // Fair timing: while the GPU was throttled or shared around a run of
+  // timing tests, they are run again, up to the lab's timing_attempts; the
+  // newest attempt stands, and the lab asks for a regrade when none was
+  // fair. The reference's figures are what the learner's are compared with,
+  // so its timing tests are measured so too. Without a driver there is no
+  // reading, and nothing of this happens.
+  auto measure_fairly = [&](const std::vector<std::string>& tests, const std::string& whose,
+                            const std::function<ProgramRuns(const std::vector<std::string>&)>& run) {
+    std::vector<std::string> timing_tests;
+    for (const auto& test : lab.tests) {
+      if (test.measures && test.needs_gpu() && std::ranges::find(tests, test.name) != tests.end()) {
+        timing_tests.push_back(test.name);
+      }
+    }
+    std::optional<GpuState> before;
+    if (capabilities.gpu && !timing_tests.empty()) before = read_gpu_state(capabilities.gpu_uuid);
+    ProgramRuns runs = run(tests);
+    if (!before) return runs;
+    std::optional<GpuState> after = read_gpu_state(capabilities.gpu_uuid);
+    std::string unfair = unfairness_over(before, after);
+    phases.gpu_readings.push_back(readings_json(whose, before, after, unfair));
+    for (int attempt = 1; !unfair.empty() && attempt < lab.timing_attempts; ++attempt) {
+      before = read_gpu_state(capabilities.gpu_uuid);
+      ProgramRuns again = run(timing_tests);
+      after = read_gpu_state(capabilities.gpu_uuid);
+      unfair = unfairness_over(before, after);
+      phases.gpu_readings.push_back(readings_json(whose, before, after, unfair));
+      for (const auto& name : timing_tests) {
+        runs.transcript.tests.erase(name);
+        runs.why_missing.erase(name);
+        if (auto why = again.why_missing.find(name); why != again.why_missing.end()) runs.why_missing[name] = why->second;
+      }
+      merge_transcript(runs.transcript, std::move(again.transcript));
+    }
+    if (!unfair.empty()) {
+      phases.regrade = "the GPU was " + unfair + " in each of " + std::to_string(lab.timing_attempts) + " attempts at " +
+                       whose + " timing tests";
+    }
+    return runs;
+  };
   // The reference's tests that share the GPU share it with the course's
   // other programs alone (gpu_turns.h).
   auto run_reference = [&](const std::vector<std::string>& tests) {
@@ -623,25 +755,32 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     for (const auto* part : {&others, &alone}) {
       if (part->empty()) continue;
       const Lane lane = lane_of(lab, *part, capabilities);
-      const auto turn = turn_in(lane == Lane::shared ? Lane::course : lane);
-      merge_runs(runs, run_program(lab, *part, programs.reference, scratch / "reference", environment, limits_of(*part),
-                                   Sandbox{}, nullptr, tampering, "the reference's"));
+      merge_runs(runs, in_turn("reference", lane == Lane::shared ? Lane::course : lane, part->size(), [&] {
+                   return measure_fairly(*part, "the reference's", [&](const std::vector<std::string>& these) {
+                     return run_program(lab, these, programs.reference, scratch / "reference", environment,
+                                        limits_of(these), Sandbox{}, nullptr, tampering, "the reference's");
+                   });
+                 }));
     }
     return runs;
   };
 
   Stopwatch stopwatch;
   // The reference runs first: it is the course's own code, and what it
-  // records is what the learner's program is compared with.
+  // records is what the learner's program is compared with. Its tests that
+  // measure wait for the learner's run where a clean run of theirs is kept
+  // (finish_deferred_reference_runs).
   ProgramRuns reference;
+  std::optional<ReferenceCache> cache;
+  std::vector<std::string> deferred;
   if (!settings.expectations.empty()) {
     reference = read_expectations(lab, settings.expectations);
   } else if (settings.reference_cache.empty()) {
     reference = run_reference(test_names(lab));
     phases.measured_tests = test_names(lab);
   } else {
-    ReferenceCache cache = reference_cache_of(programs.reference, environment, settings);
-    reference = cached_reference_runs(lab, cache, phases, run_reference);
+    cache.emplace(reference_cache_of(programs.reference, environment, settings));
+    reference = cached_reference_runs(lab, *cache, phases, run_reference, &deferred);
   }
   phases.reference_seconds = stopwatch.lap();
   SandboxView view;
@@ -661,44 +800,11 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     return run_program(lab, tests, programs.learner, scratch / "learner", environment, run_limits,
                        sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
   };
-  // Fair timing: while the GPU was throttled or shared around a run of the
-  // timing tests, they are run again, up to the lab's timing_attempts; the
-  // newest attempt stands, and the lab asks for a regrade when none was
-  // fair. Without a driver there is no reading, and nothing of this happens.
   auto run_learner_fairly = [&](const std::vector<std::string>& tests) {
-    const auto turn = turn_in(lane_of(lab, tests, capabilities));
     const RunLimits run_limits = limits_of(tests);
-    std::vector<std::string> timing_tests;
-    for (const auto& test : lab.tests) {
-      if (test.measures && test.needs_gpu() && std::ranges::find(tests, test.name) != tests.end()) {
-        timing_tests.push_back(test.name);
-      }
-    }
-    std::optional<GpuState> before;
-    if (capabilities.gpu && !timing_tests.empty()) before = read_gpu_state(capabilities.gpu_uuid);
-    ProgramRuns runs = run_learner(tests, run_limits);
-    if (!before) return runs;
-    std::optional<GpuState> after = read_gpu_state(capabilities.gpu_uuid);
-    std::string unfair = unfairness_over(before, after);
-    phases.gpu_readings.push_back(readings_json(before, after, unfair));
-    for (int attempt = 1; !unfair.empty() && attempt < lab.timing_attempts; ++attempt) {
-      before = read_gpu_state(capabilities.gpu_uuid);
-      ProgramRuns again = run_learner(timing_tests, run_limits);
-      after = read_gpu_state(capabilities.gpu_uuid);
-      unfair = unfairness_over(before, after);
-      phases.gpu_readings.push_back(readings_json(before, after, unfair));
-      for (const auto& name : timing_tests) {
-        runs.transcript.tests.erase(name);
-        runs.why_missing.erase(name);
-        if (auto why = again.why_missing.find(name); why != again.why_missing.end()) runs.why_missing[name] = why->second;
-      }
-      merge_transcript(runs.transcript, std::move(again.transcript));
-    }
-    if (!unfair.empty()) {
-      phases.regrade = "the GPU was " + unfair + " in each of " + std::to_string(lab.timing_attempts) +
-                       " attempts at the timing tests";
-    }
-    return runs;
+    return in_turn("learner", lane_of(lab, tests, capabilities), tests.size(), [&] {
+      return measure_fairly(tests, "your", [&](const std::vector<std::string>& these) { return run_learner(these, run_limits); });
+    });
   };
   const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
   ProgramRuns learner = run_learner_fairly(other_tests);
@@ -707,6 +813,10 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }
   phases.learner_seconds = stopwatch.lap();
+  if (!deferred.empty()) {
+    finish_deferred_reference_runs(lab, deferred, learner, *cache, phases, run_reference, reference);
+    phases.reference_seconds += stopwatch.lap();
+  }
 
   // Expectations made elsewhere may hold a test this machine cannot run (a
   // GPU test made on a GPU): the judge hears of it as a reference that
@@ -727,21 +837,32 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
 
   // The passed GPU tests once more under compute-sanitizer (sanitize.h): the
-  // learner's program where its tests ran, under the same sandbox, with the
-  // limits stretched; the reference's where it ran, when it is asked.
+  // learner's program under the same sandbox, with the limits stretched; the
+  // reference's when it is asked. The tools run side by side, so each has
+  // working folders of its own: one writable folder is handed to one
+  // sandbox user at a time.
   if (!lab.sanitizer_checks().empty()) {
-    const Sandbox learner_sandbox = sandbox_for(settings.sandbox, view);
+    std::mutex tampering_mutex;
     RunLimits slow = limits;
     slow.timeout = limits.timeout * kSanitizerSlowdown;
     auto found = capabilities.tool_paths.find("compute-sanitizer");
     const fs::path compute_sanitizer = found == capabilities.tool_paths.end() ? fs::path() : found->second;
     SanitizedRunner runner = [&](const std::string& tool, const std::vector<std::string>& tests, bool is_reference) {
-      const fs::path folder = scratch / (is_reference ? "reference" : "learner");
+      const fs::path folder = scratch / ((is_reference ? "reference-" : "learner-") + tool);
       const fs::path log = fs::absolute(folder / ("compute-sanitizer-" + tool + ".log"));
       std::error_code ignored;
+      if (is_reference) {
+        make_reference_scratch(folder);
+      } else {
+        fs::create_directories(folder, ignored);
+      }
       fs::remove_all(log, ignored);
+      SandboxView tool_view = view;
+      tool_view.writable = {folder};
       if (settings.guard) {
-        for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
+        std::vector<std::string> changed = settings.guard->restore_changed();
+        std::lock_guard hold(tampering_mutex);
+        for (auto& line : changed) tampering.push_back(std::move(line));
       }
       const fs::path binary = is_reference ? programs.reference : programs.learner;
       ReportChannel channel;
@@ -756,11 +877,13 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       };
       SanitizedRun run;
       run.limits = slow;
-      const auto turn = turn_in(is_reference ? Lane::course : Lane::shared);
-      run.outcome = run_limited(
-          sanitizer_command(compute_sanitizer, tool, log,
-                            {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),
-          folder, environment, slow, is_reference ? Sandbox{} : learner_sandbox, watch, &channel);
+      run.outcome = in_turn((is_reference ? "reference under " : "learner under ") + tool,
+                            is_reference ? Lane::course : Lane::shared, tests.size(), [&] {
+        return run_limited(
+            sanitizer_command(compute_sanitizer, tool, log,
+                              {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),
+            folder, environment, slow, is_reference ? Sandbox{} : sandbox_for(settings.sandbox, tool_view), watch, &channel);
+      });
       run.report = read_report_file(log);
       // A test skipped under the tool checked nothing. The transcript's
       // descriptor may not reach the program through the tool: GoogleTest's

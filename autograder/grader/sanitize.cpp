@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <map>
 #include <regex>
 
@@ -222,8 +224,12 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
     }
   }
 
-  for (const auto& [tool, tests] : candidates) {
-    auto check_of = [&, tool = tool](const std::string& test) {
+  // Each tool's runs go beside the other tools': a run is mostly the tool's
+  // own start and its instrumentation of the GPU's code, and four tools one
+  // after another were lab 00's longest wait on the H200.
+  auto judge_with = [&](const std::string& tool, const std::vector<std::string>& tests) {
+    std::map<std::string, TestResult> judged;  // by check name
+    auto check_of = [&](const std::string& test) {
       return *std::find_if(checks.begin(), checks.end(),
                            [&](const SanitizerCheck& c) { return c.test == test && c.tool == tool; });
     };
@@ -234,24 +240,32 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
       std::optional<std::string> fault = together;
       if (fault && tests.size() > 1) fault = sanitizer_fault(tool, run(tool, {test}, false), {test});
       if (!fault) {
-        decided[check.name()] = sanitizer_result(check, TestStatus::passed, {});
+        judged[check.name()] = sanitizer_result(check, TestStatus::passed, {});
         continue;
       }
       // The reference decides whether the check can be judged here at all.
       if (auto reference = sanitizer_fault(tool, run(tool, {test}, true), {test}, "the reference's")) {
         const std::string& why = *reference;
-        decided[check.name()] = sanitizer_result(
+        judged[check.name()] = sanitizer_result(
             check, TestStatus::not_graded,
             "not graded: the course's reference does not run this test cleanly under compute-sanitizer's " + tool +
                 " here, so it cannot be judged; tell your instructor (" + why + ")");
       } else {
-        decided[check.name()] = sanitizer_result(
+        judged[check.name()] = sanitizer_result(
             check, TestStatus::failed,
             *fault + "\n(compute-sanitizer --tool " + tool + " on your lab's test program with --gtest_filter=" + test +
                 " shows the whole report)");
       }
     }
+    return judged;
+  };
+  std::vector<std::future<std::map<std::string, TestResult>>> by_tool;
+  for (const auto& [tool, tests] : candidates) {
+    by_tool.push_back(std::async(std::launch::async, judge_with, std::cref(tool), std::cref(tests)));
   }
+  // Every tool's thread ends before a failure of one leaves this function.
+  for (auto& judged : by_tool) judged.wait();
+  for (auto& judged : by_tool) decided.merge(judged.get());
 
   std::vector<TestResult> merged;
   for (const auto& result : results) {

@@ -594,6 +594,55 @@ TEST_F(FixtureGrading, ASecondGradingReadsTheReferenceFromTheCacheAndMeasuresOnl
             << second.results["extra_data"]["phases"].dump() << std::endl;
 }
 
+// A test that measures is measured again for the learner's figures. Where
+// the learner's run recorded none of them, nothing is compared with the
+// reference's figures: its newest clean run, kept, stands in, and the
+// verdict is the one a fresh run gives.
+TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedAFigure) {
+  forget_reference_transcripts();
+  const fs::path throwing = scratch("throwing-submission");
+  write_text(throwing / "01_beta" / "stats.cpp",
+             "#include <stdexcept>\n\n#include \"stats.h\"\n\n"
+             "long beta::largest(const std::vector<long>&) { throw std::logic_error(\"not written yet\"); }\n");
+  auto phase = [](const Graded& graded, const char* name) { return lab_phases(graded, "01_beta").value(name, json()); };
+
+  Graded nothing_kept = grade_fixture(throwing, {"--labs", "01"});
+  EXPECT_NE(phase(nothing_kept, "measured").dump().find("Beta.TimesTheLargest"), std::string::npos)
+      << nothing_kept.results["extra_data"].dump(2);
+  EXPECT_EQ(phase(nothing_kept, "spared"), json::array());
+
+  Graded kept = grade_fixture(throwing, {"--labs", "01"});
+  EXPECT_EQ(phase(kept, "measured"), json::array({"Beta.RefusesAnEmptyList"})) << kept.results["extra_data"].dump(2);
+  EXPECT_EQ(phase(kept, "spared"), json::array({"Beta.TimesTheLargest"}));
+  EXPECT_EQ(kept.outcome("Beta.TimesTheLargest"), "failed");
+  EXPECT_NE(kept.output("Beta.TimesTheLargest").find("not written yet"), std::string::npos)
+      << kept.output("Beta.TimesTheLargest");
+  EXPECT_EQ(kept.output("Beta.TimesTheLargest"), nothing_kept.output("Beta.TimesTheLargest"));
+  EXPECT_EQ(kept.total(), nothing_kept.total());
+  // Every run of the lab's programs is in the phases: the learner's over
+  // all three tests, the reference's over the one it measured.
+  auto tests_run_by = [&](const Graded& graded, const std::string& program) {
+    int tests = 0;
+    for (const json& run : phase(graded, "runs")) {
+      EXPECT_GE(run.value("seconds", -1.0), 0.0) << run.dump();
+      EXPECT_GE(run.value("waited", -1.0), 0.0) << run.dump();
+      EXPECT_TRUE(json::array({"cpu", "shared", "course", "alone"}).dump().find(run.value("lane", "?")) != std::string::npos)
+          << run.dump();
+      if (run.value("program", "") == program) tests += run.value("tests", 0);
+    }
+    return tests;
+  };
+  EXPECT_EQ(tests_run_by(kept, "learner"), 3) << phase(kept, "runs").dump();
+  EXPECT_EQ(tests_run_by(kept, "reference"), 1) << phase(kept, "runs").dump();
+
+  Graded solved = grade_fixture(solutions(), {"--labs", "01"});
+  EXPECT_EQ(phase(solved, "measured"), json::array({"Beta.RefusesAnEmptyList", "Beta.TimesTheLargest"}))
+      << solved.results["extra_data"].dump(2);
+  EXPECT_EQ(phase(solved, "spared"), json::array());
+  EXPECT_EQ(solved.outcome("Beta.TimesTheLargest"), "passed") << solved.output("Beta.TimesTheLargest");
+  EXPECT_EQ(tests_run_by(solved, "reference"), 2) << phase(solved, "runs").dump();
+}
+
 // Each submission of a class has a seed of its own: a new seed runs again
 // only the tests that drew from it, and the rest of the cache serves every
 // submission; a changed reference program runs again whole.

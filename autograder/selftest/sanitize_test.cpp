@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "launchlab/grader/sanitize.h"
 
@@ -149,10 +152,13 @@ Capabilities with_sanitizer(bool installed) {
 
 /// A runner that stands in for compute-sanitizer: a test named in `dirty`
 /// has an error in the learner's program (and in the reference's when
-/// named in `reference_dirty`); every call is logged.
+/// named in `reference_dirty`); every call is logged. The tools' runs come
+/// from threads of their own.
 struct FakeTool {
   std::set<std::string> dirty, reference_dirty;
-  std::vector<std::string> calls;
+  /// How long a run lasts, and how many tools were running at once at most.
+  std::chrono::milliseconds run_time{0};
+  int most_at_once = 0;
 
   SanitizedRunner runner() {
     return [this](const std::string& tool, const std::vector<std::string>& tests, bool reference) {
@@ -162,11 +168,34 @@ struct FakeTool {
         call += " " + test;
         errors = errors || (reference ? reference_dirty : dirty).count(test) > 0;
       }
-      calls.push_back(call);
+      {
+        std::lock_guard hold(mutex_);
+        calls_.push_back(call);
+        most_at_once = std::max(most_at_once, ++running_);
+      }
+      std::this_thread::sleep_for(run_time);
+      {
+        std::lock_guard hold(mutex_);
+        --running_;
+      }
       const std::string report = errors ? sample("memcheck_out_of_bounds.txt") : sample("memcheck_clean.txt");
       return finished_run(report, tests, errors ? kSanitizerErrorExitCode : 0);
     };
   }
+  /// The calls of one tool, in order; all of them without a tool named.
+  std::vector<std::string> calls(const std::string& tool = {}) {
+    std::lock_guard hold(mutex_);
+    std::vector<std::string> of_tool;
+    for (const auto& call : calls_) {
+      if (tool.empty() || call.find(" " + tool + ":") != std::string::npos) of_tool.push_back(call);
+    }
+    return of_tool;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> calls_;
+  int running_ = 0;
 };
 
 std::vector<std::string> rows(const std::vector<TestResult>& results) {
@@ -186,9 +215,29 @@ TEST(SanitizerChecks, EachFollowsItsTestAndOneRunATestIsEnoughWhenAllIsClean) {
       "Gpu.First [racecheck] passed 2/2", "Gpu.Second passed 3/3",     "Gpu.Second [memcheck] passed 2/2",
       "Gpu.Third passed 3/3",         "Gpu.Third [memcheck] passed 2/2"};
   EXPECT_EQ(rows(results), expected);
-  const std::vector<std::string> calls = {"learner memcheck: Gpu.First Gpu.Second Gpu.Third", "learner racecheck: Gpu.First"};
-  EXPECT_EQ(tool.calls, calls);
+  EXPECT_EQ(tool.calls("memcheck"), std::vector<std::string>{"learner memcheck: Gpu.First Gpu.Second Gpu.Third"});
+  EXPECT_EQ(tool.calls("racecheck"), std::vector<std::string>{"learner racecheck: Gpu.First"});
+  EXPECT_EQ(tool.calls().size(), 2u);
   EXPECT_EQ(lab.max_points(), 10 + 4 * 2);
+}
+
+// The tools run side by side: racecheck's one run starts while memcheck's
+// are under way, and each tool's runs still go one after another.
+TEST(SanitizerChecks, TheToolsRunSideBySide) {
+  Lab lab = lab_with_checks();
+  lab.tests[2].sanitize = {"memcheck", "synccheck"};
+  FakeTool tool;
+  tool.dirty = {"Gpu.Second"};
+  tool.run_time = std::chrono::milliseconds(300);
+  const auto started = std::chrono::steady_clock::now();
+  const auto results = with_sanitizer_checks(lab, all_passed(lab), with_sanitizer(true), tool.runner());
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(tool.most_at_once, 3);
+  EXPECT_EQ(tool.calls().size(), 5u + 1 + 2);  // memcheck's five, racecheck's one, synccheck's two
+  // memcheck's five runs one after another are the longest tool's time.
+  EXPECT_LT(took, std::chrono::milliseconds(300 * 7)) << "the tools ran one after another";
+  EXPECT_EQ(rows(results)[5], "Gpu.Second [memcheck] failed 0/2");
+  EXPECT_EQ(rows(results)[6], "Gpu.Second [synccheck] failed 0/2");
 }
 
 TEST(SanitizerChecks, AFindingIsBlamedOnItsTestAloneOnceTheReferenceRunsItCleanly) {
@@ -201,10 +250,11 @@ TEST(SanitizerChecks, AFindingIsBlamedOnItsTestAloneOnceTheReferenceRunsItCleanl
   EXPECT_EQ(rows(results)[7], "Gpu.Third [memcheck] passed 2/2");
   EXPECT_NE(results[5].message.find("found 2 errors while your code ran this test"), std::string::npos);
   EXPECT_NE(results[5].message.find("--gtest_filter=Gpu.Second shows the whole report"), std::string::npos);
-  const std::vector<std::string> calls = {"learner memcheck: Gpu.First Gpu.Second Gpu.Third", "learner memcheck: Gpu.First",
-                                          "learner memcheck: Gpu.Second", "reference memcheck: Gpu.Second",
-                                          "learner memcheck: Gpu.Third", "learner racecheck: Gpu.First"};
-  EXPECT_EQ(tool.calls, calls);
+  const std::vector<std::string> memcheck = {"learner memcheck: Gpu.First Gpu.Second Gpu.Third", "learner memcheck: Gpu.First",
+                                             "learner memcheck: Gpu.Second", "reference memcheck: Gpu.Second",
+                                             "learner memcheck: Gpu.Third"};
+  EXPECT_EQ(tool.calls("memcheck"), memcheck);
+  EXPECT_EQ(tool.calls("racecheck"), std::vector<std::string>{"learner racecheck: Gpu.First"});
 }
 
 TEST(SanitizerChecks, WhatTheReferenceCannotRunCleanlyIsNotGraded) {
@@ -226,7 +276,7 @@ TEST(SanitizerChecks, WithoutTheToolTheyAreNotGradedAndNothingRuns) {
   EXPECT_EQ(rows(results)[2], "Gpu.First [memcheck] needs a tool 0/2");
   EXPECT_EQ(results[2].message,
             "needs compute-sanitizer (CUDA's memory and race checker), which is not installed here; not graded here");
-  EXPECT_TRUE(tool.calls.empty());
+  EXPECT_TRUE(tool.calls().empty());
   // The same without a capabilities entry at all.
   const auto unknown = with_sanitizer_checks(lab, all_passed(lab), Capabilities{}, tool.runner());
   EXPECT_EQ(unknown[2].status, TestStatus::needs_tool);
@@ -242,7 +292,7 @@ TEST(SanitizerChecks, ACheckNeedsWhatItsTestNeedsBesidesTheTool) {
   const auto results = with_sanitizer_checks(lab, all_passed(lab), no_gpu, tool.runner());
   EXPECT_EQ(rows(results)[2], "Gpu.First [memcheck] needs a GPU 0/2");
   EXPECT_EQ(results[2].message, "needs a GPU, like its test; not graded here");
-  EXPECT_TRUE(tool.calls.empty());
+  EXPECT_TRUE(tool.calls().empty());
 }
 
 TEST(SanitizerChecks, AFailedTestFailsItsChecksAndOneNotGradedLeavesThemNotGraded) {
@@ -256,8 +306,7 @@ TEST(SanitizerChecks, AFailedTestFailsItsChecksAndOneNotGradedLeavesThemNotGrade
   EXPECT_EQ(merged[2].message, "Gpu.First runs under compute-sanitizer's memcheck once it passes");
   EXPECT_EQ(rows(merged)[5], "Gpu.Second [memcheck] needs a GPU 0/2");
   EXPECT_EQ(merged[5].message, "runs once Gpu.Second passes, and that test was not graded here (needs a GPU)");
-  const std::vector<std::string> calls = {"learner memcheck: Gpu.Third"};
-  EXPECT_EQ(tool.calls, calls);
+  EXPECT_EQ(tool.calls(), std::vector<std::string>{"learner memcheck: Gpu.Third"});
 }
 
 TEST(SanitizerChecks, ABuildFailureCostsTheChecksToo) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 namespace launchlab::grader {
@@ -23,6 +24,9 @@ enum class Lane {
   course,  ///< the course's own program on the GPU, beside the course's other runs alone
   alone,   ///< on the GPU with no other run of the grading there
 };
+
+/// The lane's name, as results.json's phases give it: "cpu", "shared", "course", "alone".
+std::string_view to_string(Lane lane);
 
 /// The turns of one grading's runs. The learner's runs on the GPU share it
 /// with each other, the course's with each other, never the one with the

@@ -92,6 +92,15 @@ struct LeaderboardEntry {
   bool ascending = true;  ///< lower is better
 };
 
+/// One run of a lab's test program in a grading.
+struct ProgramRun {
+  std::string program;  ///< "reference", "learner", "learner under memcheck", ...
+  std::string lane;     ///< the lane it took its turn in (gpu_turns.h)
+  int tests = 0;        ///< how many tests it was asked to run
+  double seconds = 0;   ///< from its turn to its end, retries for fair timing included
+  double waited = 0;    ///< the seconds it waited for its turn
+};
+
 /// Where one lab's grading time went (results.json's extra_data.phases).
 struct LabPhases {
   double reference_seconds = 0;  ///< running the reference program (0 when the cache held every test)
@@ -99,12 +108,19 @@ struct LabPhases {
   double judge_seconds = 0;      ///< comparing the transcripts, sanitizer runs included
   /// Of those, the time spent waiting for turns on the GPU (gpu_turns.h).
   double waited_seconds = 0;
+  /// Each run of the lab's programs, in the order they ended.
+  std::vector<ProgramRun> runs;
   int cached_tests = 0;          ///< tests whose reference transcript came from the cache
   /// Tests the reference program ran for this grading: not cached yet, or
   /// varying between runs (timings), so measured beside the learner's.
   std::vector<std::string> measured_tests;
-  /// NVML's readings of the GPU around the learner's tests that measure
-  /// (gpu_state.h), one per attempt; empty when none ran on a GPU.
+  /// Tests that measure whose reference run this grading spared: the
+  /// learner's run recorded no value of them to compare with its figures,
+  /// and the reference's newest clean run, kept, stood in.
+  std::vector<std::string> spared_tests;
+  /// NVML's readings of the GPU around the tests that measure, the
+  /// learner's and the reference's (gpu_state.h), one per attempt; empty
+  /// when none ran on a GPU.
   nlohmann::json gpu_readings = nlohmann::json::array();
   /// Set when every attempt at those tests found the GPU throttled or
   /// shared: why, for results.json's extra_data.regrade.
@@ -125,7 +141,8 @@ struct GradingPhases {
 /// Writes the phases into results.json: extra_data.phases {"trusted_part",
 /// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
 /// "reference_cached", "learner", "judge", "waiting", "cache_hits",
-/// "measured", "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
+/// "measured", "spared", "runs": [{"program", "lane", "tests", "seconds",
+/// "waited"}], "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
 /// whose timing tests never found the GPU fair; and the labs' leaderboard
 /// figures as results.json's `leaderboard` [{"name", "value", "order"}].
 void add_phases(nlohmann::json& results, const GradingPhases& phases);

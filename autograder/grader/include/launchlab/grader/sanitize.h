@@ -84,7 +84,8 @@ std::optional<std::string> sanitizer_fault(const std::string& tool, const Saniti
                                            const std::vector<std::string>& tests, const std::string& whose = "your");
 
 /// Runs the learner's program (reference false) or the reference's under a
-/// tool, with only these tests.
+/// tool, with only these tests. It is called from several threads at once,
+/// one per tool: each tool's runs need a working folder of their own.
 using SanitizedRunner =
     std::function<SanitizedRun(const std::string& tool, const std::vector<std::string>& tests, bool reference)>;
 
@@ -92,7 +93,8 @@ using SanitizedRunner =
 /// own results: a check is run only when its test passed here and the tool
 /// is installed; a test that failed fails its checks (a starter earns
 /// nothing from them); a test not graded here leaves them not graded.
-/// Each check's result comes right after its test's.
+/// Each check's result comes right after its test's. The tools run side by
+/// side, each tool's runs one after another.
 std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<TestResult>& results,
                                               const Capabilities& capabilities, const SanitizedRunner& run);
 
