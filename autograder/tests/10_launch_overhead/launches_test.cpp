@@ -256,6 +256,22 @@ TEST(EventTimer, TimesASpinKernelLikeTheRuntimesOwnEvents) {
     RECORD_THROWS((void)unstarted.stop_us(), std::runtime_error)
         << "stop_us() of an EventTimer whose start() was never called";
   }
+  // While a blocking stream is being captured, the legacy default stream
+  // cannot take work: its implicit wait on every blocking stream would make
+  // the capture depend on it, so cudaEventRecord refuses
+  // (cudaErrorStreamCaptureImplicit), and start() must say so.
+  {
+    EventTimer on_the_legacy_stream(nullptr);
+    cudaStream_t capturing = nullptr;
+    check(cudaStreamCreate(&capturing), "cudaStreamCreate");
+    check(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+    RECORD_THROWS(on_the_legacy_stream.start(), std::runtime_error)
+        << "start() of an EventTimer(nullptr) while another, blocking stream is being captured into a graph";
+    cudaGraph_t graph = nullptr;
+    (void)cudaStreamEndCapture(capturing, &graph);  // refused: the refusal invalidated the capture
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    cudaStreamDestroy(capturing);
+  }
   clear_errors();
   cudaEventDestroy(a);
   cudaEventDestroy(b);
