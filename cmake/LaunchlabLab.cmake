@@ -151,9 +151,9 @@ function(launchlab_course_slugs out)
   set(${out} "${slugs}" PARENT_SCOPE)
 endfunction()
 
-# What the build needs of one lab: its student files, its tests, and those of
-# its tests that need a GPU.
-function(_launchlab_lab_facts slug out_student_files out_tests out_gpu_tests)
+# What the build needs of one lab: its student files, its tests, those of
+# its tests that need a GPU, and those that measure time.
+function(_launchlab_lab_facts slug out_student_files out_tests out_gpu_tests out_measuring_tests)
   launchlab_read_course()
   get_property(course GLOBAL PROPERTY LAUNCHLAB_COURSE)
   string(JSON lab ERROR_VARIABLE missing GET "${course}" labs "${slug}")
@@ -163,6 +163,7 @@ function(_launchlab_lab_facts slug out_student_files out_tests out_gpu_tests)
   _launchlab_json_strings(student_files "${lab}" student_files)
   set(tests "")
   set(gpu_tests "")
+  set(measuring_tests "")
   string(JSON count LENGTH "${lab}" tests)
   math(EXPR last "${count} - 1")
   foreach(index RANGE ${last})
@@ -172,10 +173,15 @@ function(_launchlab_lab_facts slug out_student_files out_tests out_gpu_tests)
     if("gpu" IN_LIST needs)
       list(APPEND gpu_tests "${name}")
     endif()
+    string(JSON measures GET "${lab}" tests ${index} measures)
+    if(measures)
+      list(APPEND measuring_tests "${name}")
+    endif()
   endforeach()
   set(${out_student_files} "${student_files}" PARENT_SCOPE)
   set(${out_tests} "${tests}" PARENT_SCOPE)
   set(${out_gpu_tests} "${gpu_tests}" PARENT_SCOPE)
+  set(${out_measuring_tests} "${measuring_tests}" PARENT_SCOPE)
 endfunction()
 
 # One library of the lab's sources for a tree (the learner's files, or the
@@ -297,20 +303,33 @@ endfunction()
 
 # A test that runs the course's linter (autograder/cli/lint.h) with
 # `arguments`; `uses_gpu` (a lab's GPU tests) makes it hold the GPU's lock,
-# since it runs the lab's programs.
-function(launchlab_add_lint_test name arguments uses_gpu)
+# since it runs the lab's programs, and `measures` (a lab's tests that
+# measure time) makes it run alone (_launchlab_run_alone says why).
+function(launchlab_add_lint_test name arguments uses_gpu measures)
   add_test(NAME "${name}" COMMAND launchlab_cli lint ${arguments})
   set_tests_properties("${name}" PROPERTIES LABELS "course" TIMEOUT 1800
     ENVIRONMENT "LAUNCHLAB_ROOT=${PROJECT_SOURCE_DIR};LAUNCHLAB_BUILD_DIR=${PROJECT_BINARY_DIR}")
   if(uses_gpu)
     set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK gpu)
   endif()
+  if(measures)
+    _launchlab_run_alone("${name}")
+  endif()
+endfunction()
+
+# A CTest test that measures time runs with no other test beside it. The
+# grader keeps cores for such runs that no grading's other work takes
+# (gpu_turns.h); CTest's other tests know nothing of them, and lab 09's
+# waits, measured on those cores beside a busy `check`, returned before
+# their watching thread could run to see the kernel's flag.
+function(_launchlab_run_alone name)
+  set_tests_properties("${name}" PROPERTIES RUN_SERIAL TRUE)
 endfunction()
 
 function(launchlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "LINK_LIBRARIES;USES_LABS;EMBED")
   get_filename_component(slug "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
-  _launchlab_lab_facts("${slug}" student_files tests gpu_tests)
+  _launchlab_lab_facts("${slug}" student_files tests gpu_tests measuring_tests)
 
   # The graded tree's learner part never sees the tests: it links the
   # exercise build's objects that the trusted part compiled.
@@ -431,12 +450,15 @@ function(launchlab_add_lab)
       if(kind STREQUAL "gpu")
         set_tests_properties("${ctest_name}" PROPERTIES RESOURCE_LOCK gpu)
       endif()
+      if(test IN_LIST measuring_tests)
+        _launchlab_run_alone("${ctest_name}")
+      endif()
     endforeach()
   endif()
   # The linter's checks of this lab, a test of its own beside the course's
   # (autograder/cli): only a lab with GPU tests holds the GPU while they run.
   if(TARGET launchlab_cli)
-    launchlab_add_lint_test("course/lint/${slug}" "--labs;${slug}" "${gpu_tests}")
+    launchlab_add_lint_test("course/lint/${slug}" "--labs;${slug}" "${gpu_tests}" "${measuring_tests}")
   endif()
   set_property(GLOBAL APPEND PROPERTY LAUNCHLAB_SLUGS "${slug}")
 endfunction()

@@ -164,9 +164,12 @@ def main():
     outcomes = [t.get("extra_data", {}).get("outcome") for t in tests]
     summary = f"score {results.get('score')}"
     if mode == "full":
-        failed = [t["name"] for t, o in zip(tests, outcomes) if o == "failed"]
+        failed = [t for t, o in zip(tests, outcomes) if o == "failed"]
         if failed:
-            fail(f"expected full marks, these failed: {failed[:5]}")
+            # Each distinct output once, so that CI's log says why.
+            outputs = list(dict.fromkeys(t.get("output", "")[:800] for t in failed))
+            fail(f"expected full marks, {len(failed)} failed, the first {[t['name'] for t in failed[:5]]}; "
+                 + "their outputs:\n" + "\n---\n".join(outputs[:3]))
     elif mode == "less":
         if not results["score"] < sum(t["max_score"] for t in tests):
             fail(f"expected less than full marks, got {results['score']}")

@@ -518,7 +518,8 @@ std::string facts_json(const std::vector<Lab>& labs) {
     for (const auto& test : lab.tests) {
       toml::array needs;
       for (const auto& need : test.needs) needs.push_back(need);
-      tests.push_back(toml::table{{"name", test.name}, {"points", test.points}, {"needs", std::move(needs)}});
+      tests.push_back(toml::table{
+          {"name", test.name}, {"points", test.points}, {"needs", std::move(needs)}, {"measures", test.measures}});
     }
     by_slug.insert(lab.slug, toml::table{{"number", lab.number()},
                                          {"title", lab.title},

@@ -6,8 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "launchlab/course/model.h"
 #include "launchlab/course/tables.h"
@@ -458,6 +461,12 @@ TEST(Course, FactsForTheBuildAreJsonWithEveryTest) {
   EXPECT_NE(json.find("\"00_vadd_journey\""), std::string::npos);
   EXPECT_NE(json.find("\"GridArithmetic.BlocksNeededIsExactForWholeBlocks\""), std::string::npos);
   EXPECT_NE(json.find("\"gpu\" : \"partly\""), std::string::npos) << json.substr(0, 400);
+  // Which tests measure time: the build runs them alone (cmake/LaunchlabLab.cmake).
+  const auto lab09 = nlohmann::json::parse(json)["labs"]["09_completion"]["tests"];
+  std::map<std::string, bool> measures;
+  for (const auto& test : lab09) measures[test["name"]] = test["measures"];
+  EXPECT_TRUE(measures.at("WaitLatency.BlockingSyncWakesLaterThanSpinning"));
+  EXPECT_FALSE(measures.at("Median.OfAnOddCountIsTheMiddleSample"));
 }
 
 // ---- The chapter tables ---------------------------------------------------
