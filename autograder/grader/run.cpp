@@ -382,8 +382,9 @@ void merge_runs(ProgramRuns& into, ProgramRuns&& later) {
 
 /// The reference's transcripts kept between gradings, test by test, in one
 /// file per lab: {"key": ..., "tests": {name: {"transcript", "runs",
-/// "varying"}}}, a test that measures {"transcript", "measures": true}. Gradings side by side read it freely and take turns to
-/// change it (a lock file beside it, the file replaced whole).
+/// "varying"}}}, a test that measures {"transcript", "measures": true}.
+/// Gradings side by side read it freely and take turns to change it (a lock
+/// file beside it, the file replaced whole).
 class ReferenceCache {
  public:
   ReferenceCache(fs::path file, std::string key, int runs_to_agree)
@@ -412,9 +413,10 @@ class ReferenceCache {
     return waiting;
   }
 
-  /// The newest clean transcript of a test that measures: its figures are
-  /// of one run, but what it records, and that the reference passes it, hold
-  /// for every run under the same key.
+  /// The newest clean transcript of a test that measures (keep_measured is
+  /// given clean runs alone): its figures are of one run, but what it
+  /// records, and that the reference passes it, hold for every run under the
+  /// same key.
   std::optional<std::string> last_measured(const std::string& test) const {
     auto found = tests_.find(test);
     if (found == tests_.end() || !found->value("measures", false)) return std::nullopt;
@@ -454,8 +456,9 @@ class ReferenceCache {
   }
 
   /// The tests a cache file keeps, {name: {"transcript", "runs",
-  /// "varying"}}, and those that measure {name: {"transcript", "measures"}}: none when the file is missing or malformed, or when `key`
-  /// is given and the file's is another.
+  /// "varying"}}, and those that measure {name: {"transcript", "measures"}}:
+  /// none when the file is missing or malformed, or when `key` is given and
+  /// the file's is another.
   static nlohmann::json tests_in(const fs::path& file, const std::optional<std::string>& key) {
     const nlohmann::json whole = nlohmann::json::parse(read_text(file), nullptr, false);
     if (!whole.is_object() || (key && whole.value("key", std::string()) != *key) || !whole.contains("tests") ||
@@ -529,8 +532,7 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
     if (auto transcript = test.measures ? std::nullopt : cache.agreed(test.name)) {
       cached_text += *transcript;
       ++phases.cached_tests;
-    } else if (auto last = test.measures && deferred ? cache.last_measured(test.name) : std::nullopt;
-               last && clean_run_of(*last, test.name)) {
+    } else if (test.measures && deferred && cache.last_measured(test.name)) {
       deferred->push_back(test.name);
     } else {
       phases.measured_tests.push_back(test.name);
@@ -611,9 +613,9 @@ std::string unfairness_over(const std::optional<GpuState>& before, const std::op
   return why;
 }
 
-nlohmann::json readings_json(const std::string& whose, const std::optional<GpuState>& before,
+nlohmann::json readings_json(bool is_reference, const std::optional<GpuState>& before,
                              const std::optional<GpuState>& after, const std::string& unfair) {
-  return {{"program", whose == "your" ? "learner" : "reference"},
+  return {{"program", is_reference ? "reference" : "learner"},
           {"before", before ? to_json(*before) : nlohmann::json()},
           {"after", after ? to_json(*after) : nlohmann::json()},
           {"unfair", unfair}};
@@ -713,7 +715,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   // fair. The reference's figures are what the learner's are compared with,
   // so its timing tests are measured so too. Without a driver there is no
   // reading, and nothing of this happens.
-  auto measure_fairly = [&](const std::vector<std::string>& tests, const std::string& whose,
+  auto measure_fairly = [&](const std::vector<std::string>& tests, bool is_reference,
                             const std::function<ProgramRuns(const std::vector<std::string>&)>& run) {
     std::vector<std::string> timing_tests;
     for (const auto& test : lab.tests) {
@@ -727,13 +729,13 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     if (!before) return runs;
     std::optional<GpuState> after = read_gpu_state(capabilities.gpu_uuid);
     std::string unfair = unfairness_over(before, after);
-    phases.gpu_readings.push_back(readings_json(whose, before, after, unfair));
+    phases.gpu_readings.push_back(readings_json(is_reference, before, after, unfair));
     for (int attempt = 1; !unfair.empty() && attempt < lab.timing_attempts; ++attempt) {
       before = read_gpu_state(capabilities.gpu_uuid);
       ProgramRuns again = run(timing_tests);
       after = read_gpu_state(capabilities.gpu_uuid);
       unfair = unfairness_over(before, after);
-      phases.gpu_readings.push_back(readings_json(whose, before, after, unfair));
+      phases.gpu_readings.push_back(readings_json(is_reference, before, after, unfair));
       for (const auto& name : timing_tests) {
         runs.transcript.tests.erase(name);
         runs.why_missing.erase(name);
@@ -743,7 +745,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
     if (!unfair.empty()) {
       phases.regrade = "the GPU was " + unfair + " in each of " + std::to_string(lab.timing_attempts) + " attempts at " +
-                       whose + " timing tests";
+                       (is_reference ? "the reference's" : "your") + " timing tests";
     }
     return runs;
   };
@@ -756,7 +758,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       if (part->empty()) continue;
       const Lane lane = lane_of(lab, *part, capabilities);
       merge_runs(runs, in_turn("reference", lane == Lane::shared ? Lane::course : lane, part->size(), [&] {
-                   return measure_fairly(*part, "the reference's", [&](const std::vector<std::string>& these) {
+                   return measure_fairly(*part, true, [&](const std::vector<std::string>& these) {
                      return run_program(lab, these, programs.reference, scratch / "reference", environment,
                                         limits_of(these), Sandbox{}, nullptr, tampering, "the reference's");
                    });
@@ -803,7 +805,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   auto run_learner_fairly = [&](const std::vector<std::string>& tests) {
     const RunLimits run_limits = limits_of(tests);
     return in_turn("learner", lane_of(lab, tests, capabilities), tests.size(), [&] {
-      return measure_fairly(tests, "your", [&](const std::vector<std::string>& these) { return run_learner(these, run_limits); });
+      return measure_fairly(tests, false, [&](const std::vector<std::string>& these) { return run_learner(these, run_limits); });
     });
   };
   const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
