@@ -28,7 +28,12 @@ fi
 
 rm -rf /opt/launchlab
 cp -r "$here/course" /opt/launchlab
-bash /opt/launchlab/autograder/add-sandbox-users.sh 8
+# The pool of sandbox users, with the grader image's ids (from 1501): clear
+# of the system ids a host gives its own pool. A grader on the host sweeps
+# its users' processes by id across every container of the host, so a
+# container whose pool had the host's ids would lose its runs to that sweep
+# (CI grades this bundle's sample beside the host's own gradings).
+bash /opt/launchlab/autograder/add-sandbox-users.sh --first-uid 1501 8
 chown -R root:root /opt/launchlab
 chmod -R go-rwx /opt/launchlab
 mkdir -p /var/lib/launchlab && chmod 0700 /var/lib/launchlab
