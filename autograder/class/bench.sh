@@ -13,24 +13,29 @@
 #  3. --students submissions (half solutions, half starters) through
 #     `grade-class --engine local --jobs N`.
 #
-# usage: autograder/class/bench.sh [--labs NN,NN] [--students N] [--jobs N] [--no-cold]
+# usage: autograder/class/bench.sh [--labs NN,NN] [--students N] [--jobs N] [--no-cold] [--keep DIR]
 #        (default: every lab, 8 students, the grade-class default for --jobs)
+# --keep DIR copies each grading's results.json, log and the learner build's
+# .ninja_log into DIR, for a closer look than the summary below gives.
 # --students 0 leaves out step 3. --no-cold leaves out step 1: the class of
 # step 3 goes first then, and its preparation (`grade --prepare`) is what the
-# warm gradings of step 2 find; so the whole fits in two shorter runs.
+# warm gradings of step 2 find (with --students 0 too, `grade --prepare`
+# alone); so the whole fits in two shorter runs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 labs=""
 students=8
 jobs=()
 cold=1
+keep=""
 while (($#)); do
   case "$1" in
     --labs) labs=$2; shift 2 ;;
     --students) students=$2; shift 2 ;;
     --jobs) jobs=(--jobs "$2"); shift 2 ;;
     --no-cold) cold=0; shift ;;
-    *) echo "usage: $0 [--labs NN,NN] [--students N] [--jobs N] [--no-cold]" >&2; exit 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    *) echo "usage: $0 [--labs NN,NN] [--students N] [--jobs N] [--no-cold] [--keep DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -59,6 +64,10 @@ grade_by_phase() {
   "$cli" grade --submission "$submission" --work "$work" --json "$work.json" "${label_args[@]}" >"$work.log" 2>&1 || true
   end=$(now)
   printf '%-54s %7s s\n' "$title" "$(seconds "$start" "$end")"
+  if [[ -n "$keep" ]]; then
+    cp "$work.json" "$work.log" "$keep/" 2>/dev/null
+    cp "$work/learner-build/.ninja_log" "$keep/$(basename "$work").ninja_log" 2>/dev/null
+  fi
   /usr/bin/python3 - "$work.json" <<'PHASES'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -119,6 +128,11 @@ if ((cold)); then
   grade_by_phase "the solutions, from nothing" "$root/solutions" "$scratch/cold"
 elif ((students > 0)); then
   grade_the_class
+else
+  # Nothing made the course ready: prepare it as grade-class would.
+  start=$(now)
+  "$cli" grade --prepare --work "$scratch/prepare" "${label_args[@]}" >"$scratch/prepare.log" 2>&1 || true
+  printf '%-54s %7s s\n' "the course prepared (grade --prepare)" "$(seconds "$start" "$(now)")"
 fi
 grade_by_phase "the starters, warm" "$root" "$scratch/starters"
 grade_by_phase "the solutions, warm" "$root/solutions" "$scratch/solutions"

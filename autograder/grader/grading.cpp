@@ -172,7 +172,9 @@ std::vector<TestResult> all_failed(const Lab& lab, const std::string& why) {
 namespace {
 
 void log(const GradeOptions& options, const std::string& line) {
-  if (options.verbose) std::cerr << "launchlab grade: " << line << std::endl;
+  // Labs run side by side and each says when it starts: the line goes out
+  // in one write, so that two never interleave.
+  if (options.verbose) std::cerr << ("launchlab grade: " + line + "\n") << std::flush;
 }
 
 /// A work folder for one grading: emptied first, and only when it is empty
@@ -493,6 +495,7 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
                       {"tests", run.tests},
                       {"seconds", run.seconds},
                       {"waited", run.waited}});
+      if (!run.slowest.empty()) runs.back()["slowest"] = run.slowest;
     }
     entry["runs"] = std::move(runs);
     if (!lab.gpu_readings.empty()) entry["gpu"] = lab.gpu_readings;

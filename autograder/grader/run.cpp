@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <iomanip>
 #include <iterator>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include <unistd.h>  // environ
 
@@ -83,7 +85,29 @@ struct ProgramRuns {
   Transcript transcript;
   std::map<std::string, std::string> why_missing;
   std::string text;  ///< every run's transcript, one after the other
+  std::map<std::string, double> test_seconds;  ///< by GoogleTest's clock, of the tests asked for (tests_seconds_in)
 };
+
+/// How long each of these tests took by GoogleTest's own clock, from the
+/// lines it prints at a test's end ("[       OK ] Suite.Name (12 ms)"),
+/// for the tests named alone: the program prints them, so a name it made up
+/// never reaches results.json.
+std::map<std::string, double> test_seconds_in(const std::string& output, const std::vector<std::string>& asked) {
+  std::map<std::string, double> seconds;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("[       OK ] ") && !line.starts_with("[  FAILED  ] ")) continue;
+    const std::size_t name_at = 13, open = line.find(" (", name_at), unit = line.rfind(" ms)");
+    if (open == std::string::npos || unit == std::string::npos || unit < open) continue;
+    const std::string name = line.substr(name_at, open - name_at);
+    if (std::ranges::find(asked, name) == asked.end()) continue;
+    try {
+      seconds[name] = std::stod(line.substr(open + 2, unit - open - 2)) / 1000.0;
+    } catch (const std::exception&) {
+    }
+  }
+  return seconds;
+}
 
 std::vector<std::string> test_names(const Lab& lab) {
   std::vector<std::string> names;
@@ -122,6 +146,7 @@ ProgramRuns run_program(const Lab& lab, std::vector<std::string> remaining, cons
                                      "--gtest_color=no"};
     RunOutcome outcome = run_limited(argv, scratch, environment, limits, sandbox, watch, &channel);
     runs.text += channel.report;
+    runs.test_seconds.merge(test_seconds_in(outcome.output, remaining));
     Transcript transcript = parse_transcript(channel.report);
     if (channel.overflowed) transcript.done = false;
 
@@ -378,11 +403,28 @@ void merge_runs(ProgramRuns& into, ProgramRuns&& later) {
   merge_transcript(into.transcript, std::move(later.transcript));
   for (auto& [name, why] : later.why_missing) into.why_missing[name] = std::move(why);
   into.text += later.text;
+  into.test_seconds.merge(later.test_seconds);
+}
+
+/// What the judge compares a learner's run of the test with, from a clean
+/// transcript of the reference's: each record's key, comparison, expected
+/// value and parameter, in order (judge.cpp). Figures the reference recorded
+/// for itself and the context a record prints are not in it.
+std::string judged_part(const std::string& text, const std::string& test) {
+  const Transcript transcript = parse_transcript(text);
+  auto found = transcript.tests.find(test);
+  if (found == transcript.tests.end()) return {};
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto& record : found->second.records) {
+    records.push_back({record.key, record.check ? static_cast<int>(*record.check) : -1, record.expected, record.parameter});
+  }
+  return records.dump();
 }
 
 /// The reference's transcripts kept between gradings, test by test, in one
 /// file per lab: {"key": ..., "tests": {name: {"transcript", "runs",
-/// "varying"}}}, a test that measures {"transcript", "measures": true}.
+/// "varying"}}}, a test that measures {"transcript", "measures": true,
+/// "judged", "judged_runs", "judged_varies"}.
 /// Gradings side by side read it freely and take turns to change it (a lock
 /// file beside it, the file replaced whole).
 class ReferenceCache {
@@ -413,6 +455,20 @@ class ReferenceCache {
     return waiting;
   }
 
+  /// Of these tests that measure, those whose judged part one clean run or
+  /// more wrote, too few to call it steady, and none otherwise.
+  std::vector<std::string> unsteady(const std::vector<std::string>& tests) const {
+    std::vector<std::string> waiting;
+    for (const auto& test : tests) {
+      auto found = tests_.find(test);
+      if (found != tests_.end() && found->value("measures", false) && !found->value("judged_varies", false) &&
+          found->value("judged_runs", 0) < runs_to_agree_) {
+        waiting.push_back(test);
+      }
+    }
+    return waiting;
+  }
+
   /// The newest clean transcript of a test that measures (keep_measured is
   /// given clean runs alone): its figures are of one run, but what it
   /// records, and that the reference passes it, hold for every run under the
@@ -423,14 +479,39 @@ class ReferenceCache {
     return found->value("transcript", std::string());
   }
 
-  /// Keeps these transcripts of tests that measure as their newest.
+  /// The kept transcript of a test that measures whose judged part (what
+  /// the judge compares the learner's records with: judged_part) enough
+  /// clean runs wrote alike and none wrote otherwise: its figures vary, but
+  /// nothing the learner's are compared with does, so measuring it again
+  /// beside the learner's would change no verdict.
+  std::optional<std::string> steady(const std::string& test) const {
+    auto found = tests_.find(test);
+    if (found == tests_.end() || !found->value("measures", false) || found->value("judged_varies", false) ||
+        found->value("judged_runs", 0) < runs_to_agree_) {
+      return std::nullopt;
+    }
+    return found->value("transcript", std::string());
+  }
+
+  /// Keeps these transcripts of tests that measure as their newest, and
+  /// counts the runs whose judged part agreed with the kept one's.
   void keep_measured(const std::map<std::string, std::string>& transcripts) {
     if (transcripts.empty()) return;
     std::error_code ignored;
     fs::create_directories(file_.parent_path(), ignored);
     FileLock turn(fs::path(file_.string() + ".lock"));
     tests_ = load();
-    for (const auto& [test, transcript] : transcripts) tests_[test] = {{"transcript", transcript}, {"measures", true}};
+    for (const auto& [test, transcript] : transcripts) {
+      const std::string judged = judged_part(transcript, test);
+      const nlohmann::json kept = tests_.value(test, nlohmann::json());
+      const bool agrees = kept.is_object() && kept.value("measures", false) && kept.value("judged", std::string()) == judged;
+      const bool varies = kept.is_object() && kept.value("measures", false) && (kept.value("judged_varies", false) || !agrees);
+      tests_[test] = {{"transcript", transcript},
+                      {"measures", true},
+                      {"judged", judged},
+                      {"judged_runs", agrees ? kept.value("judged_runs", 0) + 1 : 1},
+                      {"judged_varies", varies}};
+    }
     write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
   }
 
@@ -518,18 +599,29 @@ std::map<std::string, std::string> clean_measured_sections(const Lab& lab, const
   return sections;
 }
 
-/// The reference's half from the cache where runs agreed on it, the rest
-/// run now (a test seen once is run a second time at once, so that the
-/// next grading reads it). The tests that measure and have a clean run kept
+/// The kept transcript that may stand for a run of the reference's test:
+/// one that runs agreed on, or for a test that measures, one steady in
+/// what the judge compares. A leaderboard's figure is the reference's of
+/// the same grading (leaderboard_of), so a test with one is measured always.
+std::optional<std::string> kept_run_of(const LabTest& test, const ReferenceCache& cache) {
+  if (!test.measures) return cache.agreed(test.name);
+  if (test.leaderboard) return std::nullopt;
+  return cache.steady(test.name);
+}
+
+/// The reference's half from the cache where runs agreed on it (on the
+/// judged part, for a test that measures), the rest run now (a test seen
+/// once is run a second time at once, so that the next grading reads it).
+/// The tests that measure and have a clean run kept
 /// are left out when `deferred` is given, and named there: whether they
 /// need a run of their own depends on what the learner's run recorded.
 ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhases& phases,
                                   const ReferenceRunner& run_reference, std::vector<std::string>* deferred = nullptr) {
   std::string cached_text;
-  std::set<std::string> measuring;  // declared so in lab.toml: run at every grading, never agreed on
+  std::set<std::string> measuring;  // declared so in lab.toml: kept by keep_measured, never by observe
   for (const auto& test : lab.tests) {
     if (test.measures) measuring.insert(test.name);
-    if (auto transcript = test.measures ? std::nullopt : cache.agreed(test.name)) {
+    if (auto transcript = kept_run_of(test, cache)) {
       cached_text += *transcript;
       ++phases.cached_tests;
     } else if (test.measures && deferred && cache.last_measured(test.name)) {
@@ -546,7 +638,15 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   ProgramRuns runs = run_reference(phases.measured_tests);
   cache.observe(to_keep(runs));
   cache.keep_measured(clean_measured_sections(lab, runs));
-  if (auto waiting = cache.unconfirmed(phases.measured_tests); !waiting.empty()) cache.observe(to_keep(run_reference(waiting)));
+  // Once more at once: a test seen once, and where the course is being
+  // prepared (nothing deferred), a test that measures not yet seen steady.
+  std::vector<std::string> waiting = cache.unconfirmed(phases.measured_tests);
+  if (!deferred) std::ranges::copy(cache.unsteady(phases.measured_tests), std::back_inserter(waiting));
+  if (!waiting.empty()) {
+    const ProgramRuns again = run_reference(waiting);
+    cache.observe(to_keep(again));
+    cache.keep_measured(clean_measured_sections(lab, again));
+  }
   for (auto& [test, transcript] : parse_transcript(cached_text).tests) runs.transcript.tests[test] = std::move(transcript);
   runs.text = cached_text + runs.text;
   return runs;
@@ -598,7 +698,7 @@ std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const fs:
   }
   std::vector<std::string> run_every_time;
   for (const auto& test : lab.tests) {
-    if (test.measures || !cache.agreed(test.name)) run_every_time.push_back(test.name);
+    if (!kept_run_of(test, cache)) run_every_time.push_back(test.name);
   }
   return run_every_time;
 }
@@ -646,6 +746,35 @@ Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabi
   return gpu && capabilities.gpu ? Lane::shared : Lane::cpu;
 }
 
+/// At most this many GPU tests of a lab in one run beside the others: a
+/// run that shares the GPU holds off every run that must be alone on it
+/// until it ends, so a lab's long GPU tests are better spread over runs
+/// side by side.
+constexpr std::size_t kGpuTestsPerRun = 4;
+
+/// The runs of a lab's tests that are not alone on the GPU, side by side:
+/// those that need no GPU in one run, which never waits for a turn on it,
+/// and the GPU's in runs of kGpuTestsPerRun at most, dealt round in the
+/// lab's order. A grading without turns of its own runs them all in one.
+std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const std::vector<std::string>& tests,
+                                                        const Capabilities& capabilities, bool with_turns) {
+  if (!with_turns || tests.empty()) return {tests};
+  std::vector<std::string> cpu, gpu;
+  for (const auto& test : lab.tests) {
+    if (std::ranges::find(tests, test.name) == tests.end()) continue;
+    (test.needs_gpu() && capabilities.gpu ? gpu : cpu).push_back(test.name);
+  }
+  std::vector<std::vector<std::string>> runs;
+  if (!cpu.empty()) runs.push_back(std::move(cpu));
+  const std::size_t gpu_runs = (gpu.size() + kGpuTestsPerRun - 1) / kGpuTestsPerRun;
+  for (std::size_t first = 0; first < gpu_runs; ++first) {
+    std::vector<std::string> run;
+    for (std::size_t i = first; i < gpu.size(); i += gpu_runs) run.push_back(gpu[i]);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
 bool any_measures(const Lab& lab, const std::vector<std::string>& tests) {
   return std::any_of(lab.tests.begin(), lab.tests.end(), [&](const LabTest& test) {
     return test.measures && std::find(tests.begin(), tests.end(), test.name) != tests.end();
@@ -688,9 +817,15 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     Stopwatch took;
     auto result = run();
     const double seconds = took.lap();
+    std::vector<std::pair<std::string, double>> slowest;
+    if constexpr (std::is_same_v<std::decay_t<decltype(result)>, ProgramRuns>) {
+      slowest.assign(result.test_seconds.begin(), result.test_seconds.end());
+      std::ranges::sort(slowest, std::ranges::greater{}, &std::pair<std::string, double>::second);
+      if (slowest.size() > kSlowestTestsShown) slowest.resize(kSlowestTestsShown);
+    }
     std::lock_guard hold(phases_mutex);
     phases.waited_seconds += waited;
-    phases.runs.push_back({program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited});
+    phases.runs.push_back({program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited, std::move(slowest)});
     return result;
   };
   // A run of tests that measure is kept to the cores kept for measuring.
@@ -798,19 +933,39 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   }
   view.writable.push_back(scratch / "learner");
   view.gpu = true;
-  auto run_learner = [&](const std::vector<std::string>& tests, const RunLimits& run_limits) {
-    return run_program(lab, tests, programs.learner, scratch / "learner", environment, run_limits,
-                       sandbox_for(settings.sandbox, view), settings.guard, tampering, "your");
-  };
-  auto run_learner_fairly = [&](const std::vector<std::string>& tests) {
+  // Each run in a working folder of its own: runs side by side are handed
+  // to sandbox users of their own, and one writable folder to one at a time.
+  auto run_learner_fairly = [&](const std::vector<std::string>& tests, const fs::path& folder,
+                                std::vector<std::string>& changed_files) {
     const RunLimits run_limits = limits_of(tests);
+    SandboxView run_view = view;
+    run_view.writable = {folder};
+    const Sandbox sandbox = sandbox_for(settings.sandbox, run_view);
     return in_turn("learner", lane_of(lab, tests, capabilities), tests.size(), [&] {
-      return measure_fairly(tests, false, [&](const std::vector<std::string>& these) { return run_learner(these, run_limits); });
+      return measure_fairly(tests, false, [&](const std::vector<std::string>& these) {
+        return run_program(lab, these, programs.learner, folder, environment, run_limits, sandbox, settings.guard,
+                           changed_files, "your");
+      });
     });
   };
   const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
-  ProgramRuns learner = run_learner_fairly(other_tests);
-  if (!alone_tests.empty()) merge_runs(learner, run_learner_fairly(alone_tests));
+  const std::vector<std::vector<std::string>> side_by_side =
+      side_by_side_runs(lab, other_tests, capabilities, settings.gpu_turns != nullptr);
+  std::vector<std::vector<std::string>> changed_in(side_by_side.size());
+  std::vector<std::future<ProgramRuns>> running;
+  for (std::size_t i = 0; i < side_by_side.size(); ++i) {
+    const fs::path folder = scratch / (i == 0 ? std::string("learner") : "learner-" + std::to_string(i + 1));
+    fs::create_directories(folder, ignored);
+    running.push_back(std::async(std::launch::async, [&, i, folder] {
+      return run_learner_fairly(side_by_side[i], folder, changed_in[i]);
+    }));
+  }
+  ProgramRuns learner;
+  for (std::size_t i = 0; i < running.size(); ++i) {
+    merge_runs(learner, running[i].get());
+    for (auto& line : changed_in[i]) tampering.push_back(std::move(line));
+  }
+  if (!alone_tests.empty()) merge_runs(learner, run_learner_fairly(alone_tests, scratch / "learner", tampering));
   if (settings.guard) {
     for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
   }

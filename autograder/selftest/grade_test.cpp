@@ -629,9 +629,20 @@ TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedA
       EXPECT_TRUE(json::array({"cpu", "shared", "course", "alone"}).dump().find(run.value("lane", "?")) != std::string::npos)
           << run.dump();
       if (run.value("program", "") == program) tests += run.value("tests", 0);
+      // Its slowest tests, by GoogleTest's clock: the lab's own names only.
+      for (const json& slow : run.value("slowest", json::array())) {
+        EXPECT_TRUE(slow[0] == "Beta.FindsTheLargest" || slow[0] == "Beta.RefusesAnEmptyList" ||
+                    slow[0] == "Beta.TimesTheLargest")
+            << run.dump();
+        EXPECT_GE(slow[1].get<double>(), 0.0) << run.dump();
+      }
     }
     return tests;
   };
+  for (const json& run : phase(kept, "runs")) {
+    if (run.value("program", "") != "learner") continue;
+    EXPECT_EQ(run.value("slowest", json::array()).size(), run.value("tests", 0)) << run.dump();
+  }
   EXPECT_EQ(tests_run_by(kept, "learner"), 3) << phase(kept, "runs").dump();
   EXPECT_EQ(tests_run_by(kept, "reference"), 1) << phase(kept, "runs").dump();
 
@@ -641,6 +652,69 @@ TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedA
   EXPECT_EQ(phase(solved, "spared"), json::array());
   EXPECT_EQ(solved.outcome("Beta.TimesTheLargest"), "passed") << solved.output("Beta.TimesTheLargest");
   EXPECT_EQ(tests_run_by(solved, "reference"), 2) << phase(solved, "runs").dump();
+}
+
+// A test that measures whose reference's run records the same comparisons
+// run after run (figures only in its context) is read from the cache once
+// two clean runs agreed on them; one whose comparisons hold a figure the
+// reference measured is measured again beside the learner's at every grading.
+TEST_F(FixtureGrading, ATestThatMeasuresIsKeptOnceTwoRunsAgreedOnWhatTheJudgeCompares) {
+  forget_reference_transcripts();
+  const fs::path private_tests = scratch("measuring-private-tests");
+  write_text(private_tests / "01_beta" / "tests.toml",
+             "[[tests]]\nname = \"BetaTimed.SteadyComparisons\"\npoints = 1\nmeasures = true\n\n"
+             "[[tests]]\nname = \"BetaTimed.ComparedWithAFigure\"\npoints = 1\nmeasures = true\n");
+  write_text(private_tests / "01_beta" / "timed_test.cpp", R"(#include <chrono>
+
+#include "launchlab/record.h"
+#include "stats.h"
+
+namespace beta {
+namespace {
+
+long nanoseconds_of_largest() {
+  const auto started = std::chrono::steady_clock::now();
+  volatile long found = largest({3, 9, -4});
+  (void)found;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count() + 1;
+}
+
+TEST(BetaTimed, SteadyComparisons) {
+  const long took = nanoseconds_of_largest();
+  RECORD_EQ(largest({3, 9, -4}), 9L) << "largest({3, 9, -4}), timed at " << took << " ns";
+  RECORD_GE(took, 1L) << "how long it took, in ns";
+}
+
+TEST(BetaTimed, ComparedWithAFigure) {
+  const long took = nanoseconds_of_largest();
+  RECORD_NEAR(took, took, 1000000000L) << "how long largest({3, 9, -4}) took, against the reference's";
+}
+
+}  // namespace
+}  // namespace beta
+)");
+  const std::vector<std::string> arguments = {"--labs", "01", "--private-tests", private_tests.string()};
+  auto measured = [](const Graded& graded) { return lab_phases(graded, "01_beta").value("measured", json()).dump(); };
+  Graded first = grade_fixture(solutions(), arguments);
+  Graded second = grade_fixture(solutions(), arguments);
+  Graded third = grade_fixture(solutions(), arguments);
+  for (const Graded* graded : {&first, &second, &third}) {
+    for (const char* test : {"BetaTimed.SteadyComparisons", "BetaTimed.ComparedWithAFigure"}) {
+      EXPECT_EQ(graded->outcome(test), "passed") << test << ": " << graded->output(test);
+    }
+  }
+  // Measured in the first two gradings (the second beside the learner's
+  // figures, which the kept run could not stand in for), kept in the third.
+  for (const Graded* graded : {&first, &second}) {
+    EXPECT_NE(measured(*graded).find("BetaTimed.SteadyComparisons"), std::string::npos) << measured(*graded);
+  }
+  EXPECT_EQ(measured(third).find("BetaTimed.SteadyComparisons"), std::string::npos) << measured(third);
+  EXPECT_EQ(lab_phases(third, "01_beta").value("cache_hits", -1), lab_phases(second, "01_beta").value("cache_hits", -1) + 1)
+      << third.results["extra_data"].dump(2);
+  // The figure compared with is the reference's own, different each run.
+  EXPECT_NE(measured(third).find("BetaTimed.ComparedWithAFigure"), std::string::npos) << measured(third);
+  // The one with a leaderboard figure is never kept: the figure is the reference's of this grading.
+  EXPECT_NE(measured(third).find("Beta.TimesTheLargest"), std::string::npos) << measured(third);
 }
 
 // Each submission of a class has a seed of its own: a new seed runs again

@@ -99,7 +99,14 @@ struct ProgramRun {
   int tests = 0;        ///< how many tests it was asked to run
   double seconds = 0;   ///< from its turn to its end, retries for fair timing included
   double waited = 0;    ///< the seconds it waited for its turn
+  /// Its slowest tests, at most kSlowestTestsShown, by GoogleTest's own
+  /// clock (its lines for a test's end): the program's word, for where the
+  /// time went and never for a verdict; only the names it was asked to run.
+  std::vector<std::pair<std::string, double>> slowest;
 };
+
+/// How many of a run's slowest tests the phases name.
+inline constexpr std::size_t kSlowestTestsShown = 3;
 
 /// Where one lab's grading time went (results.json's extra_data.phases).
 struct LabPhases {
@@ -142,7 +149,7 @@ struct GradingPhases {
 /// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
 /// "reference_cached", "learner", "judge", "waiting", "cache_hits",
 /// "measured", "spared", "runs": [{"program", "lane", "tests", "seconds",
-/// "waited"}], "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
+/// "waited", "slowest": [[test, seconds]]}], "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
 /// whose timing tests never found the GPU fair; and the labs' leaderboard
 /// figures as results.json's `leaderboard` [{"name", "value", "order"}].
 void add_phases(nlohmann::json& results, const GradingPhases& phases);
