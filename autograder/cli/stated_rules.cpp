@@ -153,7 +153,7 @@ std::vector<TestedThrow> tested_throws(std::string_view source) {
         test = std::string(trimmed(arguments.substr(0, comma))) + "." + std::string(trimmed(arguments.substr(comma + 1)));
       }
     }
-    for (std::string_view macro : {"RECORD_THROWS(", "RECORD_THROWS_WITHOUT_A_GPU("}) {
+    for (std::string_view macro : {"RECORD_THROWS(", "RECORD_THROWS_WITHOUT_A_GPU(", "RECORD_THROWS_IN_A_FORKED_CHILD("}) {
       if (source.compare(at, macro.size(), macro) != 0 || (at > 0 && is_word_char(source[at - 1]))) continue;
       const std::size_t close = closing_parenthesis(source, at + macro.size() - 1);
       if (close == std::string_view::npos) continue;

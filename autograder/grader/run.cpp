@@ -515,8 +515,11 @@ class ReferenceCache {
     write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
   }
 
-  /// What one more run wrote for these tests: alike, it counts as one more
-  /// agreeing run; different, the test is varying from then on.
+  /// What one more run wrote for these tests: alike in what the judge
+  /// compares (judged_part), it counts as one more agreeing run; different,
+  /// the test is varying from then on. A run alike in that but not word for
+  /// word (a time in a record's context) marks the text varying, which
+  /// the linter reads (varying_reference_tests).
   void observe(const std::map<std::string, std::string>& transcripts) {
     if (transcripts.empty()) return;
     std::error_code ignored;
@@ -525,10 +528,12 @@ class ReferenceCache {
     tests_ = load();  // what gradings beside this one wrote meanwhile
     for (const auto& [test, transcript] : transcripts) {
       nlohmann::json& entry = tests_[test];
+      const std::string kept = entry.is_object() ? entry.value("transcript", std::string()) : std::string();
       if (entry.is_null()) {
         entry = {{"transcript", transcript}, {"runs", 1}, {"varying", false}};
-      } else if (entry.value("transcript", std::string()) == transcript) {
+      } else if (judged_part(kept, test) == judged_part(transcript, test)) {
         entry["runs"] = entry.value("runs", 0) + 1;
+        if (kept != transcript) entry["text_varies"] = true;
       } else {
         entry["varying"] = true;
       }
@@ -727,7 +732,7 @@ std::vector<std::string> varying_reference_tests(const fs::path& reference_cache
   std::vector<std::string> varying;
   const nlohmann::json tests = ReferenceCache::tests_in(reference_cache, std::nullopt);
   for (const auto& [test, entry] : tests.items()) {
-    if (entry.is_object() && entry.value("varying", false)) varying.push_back(test);
+    if (entry.is_object() && (entry.value("varying", false) || entry.value("text_varies", false))) varying.push_back(test);
   }
   return varying;
 }

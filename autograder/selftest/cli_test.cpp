@@ -513,6 +513,9 @@ TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsT
       "}\n"
       "TEST(Launch, ReportsAFailedCudaCall) {\n"
       "  RECORD_THROWS_WITHOUT_A_GPU((void)measure(one_trial()), std::runtime_error);\n"
+      "}\n"
+      "TEST(Modules, ReportTheDriversRefusal) {\n"
+      "  RECORD_THROWS_IN_A_FORKED_CHILD((void)load_state(*small), DriverError);\n"
       "}\n";
   const std::vector<launchlab::cli::TestedThrow> tested = launchlab::cli::tested_throws(source);
   std::vector<std::pair<std::string, std::string>> checks;
@@ -520,7 +523,8 @@ TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsT
   EXPECT_EQ(checks, (std::vector<std::pair<std::string, std::string>>{{"Listing.RejectsEmptyText", "std::invalid_argument"},
                                                                       {"Rings.RejectsNoEntries", "RingError"},
                                                                       {"Rings.RejectsNoEntries", "ParseError"},
-                                                                      {"Launch.ReportsAFailedCudaCall", "std::runtime_error"}}));
+                                                                      {"Launch.ReportsAFailedCudaCall", "std::runtime_error"},
+                                                                      {"Modules.ReportTheDriversRefusal", "DriverError"}}));
 
   using launchlab::cli::StatedThrow;
   EXPECT_EQ(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::invalid_argument"}, tested),
@@ -529,6 +533,8 @@ TEST(StatedRules, ATestChecksAPromiseWhenItsStatementCallsTheFunctionAndExpectsT
             std::optional<std::string>("Rings.RejectsNoEntries"));
   EXPECT_EQ(launchlab::cli::test_of(StatedThrow{4, "measure", "std::runtime_error"}, tested),
             std::optional<std::string>("Launch.ReportsAFailedCudaCall"));
+  EXPECT_EQ(launchlab::cli::test_of(StatedThrow{5, "load_state", "DriverError"}, tested),
+            std::optional<std::string>("Modules.ReportTheDriversRefusal"));
   // Another type, or a name that is only the start of another function's, is no test of it.
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{2, "parse_listing", "std::runtime_error"}, tested));
   EXPECT_FALSE(launchlab::cli::test_of(StatedThrow{3, "parse_listing", "ParseError"}, tested));

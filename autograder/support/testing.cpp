@@ -381,6 +381,59 @@ std::string outcome_without_a_gpu(const std::function<std::string()>& outcome) {
   return "the call did not finish in a process without a GPU: that process " + run.how_it_ended();
 }
 
+std::string outcome_in_a_forked_child(const std::function<std::string()>& outcome, std::chrono::seconds limit) {
+  int ends[2];
+  if (pipe(ends) != 0) throw std::runtime_error("the test could not make a pipe for a forked child");
+  std::fflush(nullptr);  // what this process holds unwritten is written once, by this process
+  const pid_t child = fork();
+  if (child < 0) {
+    close(ends[0]);
+    close(ends[1]);
+    throw std::runtime_error("the test could not fork a child");
+  }
+  if (child == 0) {
+    close(ends[0]);
+    std::string text;
+    try {
+      text = outcome();
+    } catch (...) {
+      text = "the forked child's own call threw";
+    }
+    for (std::size_t sent = 0; sent < text.size();) {
+      const ssize_t wrote = write(ends[1], text.data() + sent, text.size() - sent);
+      if (wrote <= 0) break;
+      sent += static_cast<std::size_t>(wrote);
+    }
+    std::_Exit(0);  // no exit handlers, no buffers of this process's written again
+  }
+  close(ends[1]);
+  std::string text;
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd readable{ends[0], POLLIN, 0};
+    if (poll(&readable, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buffer[4096];
+    const ssize_t got = read(ends[0], buffer, sizeof buffer);
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  if (timed_out) kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(ends[0]);
+  FreshProcess ended;
+  ended.timed_out = timed_out;
+  ended.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (!timed_out && ended.exit_code == 0 && !text.empty()) return text;
+  return "the call did not finish in a forked child: the child " + ended.how_it_ended();
+}
+
 namespace {
 
 class InsteadOfTests : public ::testing::EmptyTestEventListener {

@@ -183,6 +183,20 @@ TEST(DriverOnGpu, ReportsTheDriversErrors) {
   RECORD_EQ(out.read(), 0) << "out[0] after the launch that could not start: store never ran";
   RECORD_THROWS((void)launchlab::driver::cold_start(small_cubin, "no_such_kernel", 1), DriverError)
       << "your cold_start(small.cu's cubin, \"no_such_kernel\", 1)";
+
+  // load_state's driver calls answer for any module the driver holds, a
+  // context current or not; in a child forked from this process the driver
+  // answers none (launchlab/testing.h: outcome_in_a_forked_child).
+  RECORD_THROWS_IN_A_FORKED_CHILD((void)launchlab::driver::load_state(*small), DriverError)
+      << "your load_state(small.cu's module) in a child forked from this process";
+  RECORD_EQ(launchlab::testing::outcome_in_a_forked_child(
+                [&] { return driver_outcome([&] { (void)launchlab::driver::load_state(*small); }); }),
+            launchlab::testing::outcome_in_a_forked_child([&] {
+              unsigned count = 0;
+              return error_name(cuModuleGetFunctionCount(&count, small->get()));
+            }))
+      << "your load_state(small.cu's module) in a child forked from this process, against what "
+         "cuModuleGetFunctionCount answers there";
 }
 
 TEST(DriverOnGpu, JitErrorsCarryTheCompilerLog) {

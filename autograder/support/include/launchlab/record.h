@@ -62,6 +62,11 @@
 ///   statement run again in a process where CUDA sees no device
 ///   (launchlab/testing.h: outcome_without_a_gpu), for a header's promise
 ///   about a failed CUDA call; in a test that needs no GPU before it.
+/// - RECORD_THROWS_IN_A_FORKED_CHILD(statement, Type): RECORD_THROWS, with
+///   the statement run in a child forked from this process, where the
+///   driver answers every call with an error (launchlab/testing.h:
+///   outcome_in_a_forked_child), for a promise about a driver call that no
+///   handle a test may pass makes fail; in a test that needs a GPU.
 /// - RECORD_REQUIRE(condition): ends the test (return) when the condition
 ///   fails, so that what follows never reads past what the learner returned.
 /// - RECORD_SCOPE(text): adds text to the context of every record made in
@@ -341,16 +346,22 @@ bool record_requirement(const char* expression, bool held, const char* file, int
                                ::launchlab::testing::what_is_thrown<Type>(#Type, [&] { statement; }), \
                                __FILE__, __LINE__)                                                     \
       .expect(std::string("throws ") + #Type)
-// RECORD_THROWS with the statement run where CUDA sees no device
-// (testing.h: outcome_without_a_gpu), for what a lab promises of a failed
-// CUDA call.
-#define RECORD_THROWS_WITHOUT_A_GPU(statement, Type)                                                         \
+// RECORD_THROWS with the statement run in another process by `elsewhere`,
+// a function of testing.h that takes the outcome as a std::function.
+#define LAUNCHLAB_RECORD_THROWS_ELSEWHERE(elsewhere, statement, Type)                                        \
   ::launchlab::testing::Record(                                                                              \
       #statement, ::launchlab::testing::Check::throws,                                                       \
-      ::launchlab::testing::outcome_without_a_gpu(                                                           \
-          [&] { return ::launchlab::testing::what_is_thrown<Type>(#Type, [&] { statement; }); }),            \
+      elsewhere([&] { return ::launchlab::testing::what_is_thrown<Type>(#Type, [&] { statement; }); }),      \
       __FILE__, __LINE__)                                                                                    \
       .expect(std::string("throws ") + #Type)
+// Where CUDA sees no device (testing.h: outcome_without_a_gpu), for what a
+// lab promises of a failed CUDA call.
+#define RECORD_THROWS_WITHOUT_A_GPU(statement, Type) \
+  LAUNCHLAB_RECORD_THROWS_ELSEWHERE(::launchlab::testing::outcome_without_a_gpu, statement, Type)
+// In a child forked from this process (testing.h: outcome_in_a_forked_child),
+// where the driver answers no call.
+#define RECORD_THROWS_IN_A_FORKED_CHILD(statement, Type) \
+  LAUNCHLAB_RECORD_THROWS_ELSEWHERE(::launchlab::testing::outcome_in_a_forked_child, statement, Type)
 #define RECORD_NO_THROW(statement)                                                                              \
   ::launchlab::testing::Record(#statement, ::launchlab::testing::Check::throws,                                 \
                                ::launchlab::testing::what_is_thrown_if_any([&] { statement; }),            \

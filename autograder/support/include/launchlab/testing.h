@@ -160,6 +160,18 @@ FreshProcess run_fresh_process(const std::vector<std::string>& unset, const std:
 /// before it: everything the test does before the call runs there again.
 std::string outcome_without_a_gpu(const std::function<std::string()>& outcome);
 
+/// What `outcome()` gives in a child forked from this process, which shares
+/// its memory as it was (a module the test loaded is there) but not its CUDA:
+/// CUDA does not carry over a fork, and the driver answers the child's calls
+/// with CUDA_ERROR_NOT_INITIALIZED (seen on an NVIDIA H200, driver
+/// 580.159.04). For a header's promise about a driver call that fails, which
+/// nothing a test may hand the call in this process makes fail. The child
+/// records nothing and writes nothing but the text, which this returns;
+/// when it says nothing within `limit`, how it ended. Write it as
+/// RECORD_THROWS_IN_A_FORKED_CHILD (record.h).
+std::string outcome_in_a_forked_child(const std::function<std::string()>& outcome,
+                                      std::chrono::seconds limit = std::chrono::seconds(60));
+
 /// In a process whose environment has `variable`, runs child(its value) as
 /// the test program starts (after main() has begun, so that every static
 /// object exists) and ends the process with the status it returns, standard

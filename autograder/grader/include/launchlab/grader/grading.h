@@ -173,8 +173,9 @@ struct RunSettings {
   /// time). Its key is the program's content, the environment both programs
   /// get, the grader's LAUNCHLAB_* variables the tests may read and
   /// reference_identity; a test's transcript is reused once
-  /// reference_runs_to_agree runs wrote it alike, and one that differed
-  /// between two runs (a timing) is marked varying and run every time.
+  /// reference_runs_to_agree runs wrote alike what the judge compares, and
+  /// one that differed there between two runs (a timing) is marked varying
+  /// and run every time.
   std::filesystem::path reference_cache;
   /// What else the reference's transcripts depend on (the committed course's
   /// revision and private tests, Capabilities::machine).
