@@ -88,23 +88,41 @@ struct ProgramRuns {
   std::map<std::string, double> test_seconds;  ///< by GoogleTest's clock, of the tests asked for (tests_seconds_in)
 };
 
-/// How long each of these tests took by GoogleTest's own clock, from the
-/// lines it prints at a test's end ("[       OK ] Suite.Name (12 ms)"),
-/// for the tests named alone: the program prints them, so a name it made up
+/// A line GoogleTest prints at a test's end, "[       OK ] Suite.Name (12
+/// ms)" or "[  FAILED  ] ...": the program's word, never a verdict's.
+struct PrintedEnd {
+  std::string test;
+  bool passed = false;
+  std::optional<double> seconds;  ///< by GoogleTest's clock, where the line gives it
+};
+
+std::vector<PrintedEnd> printed_test_ends(const std::string& output) {
+  constexpr std::string_view kPassed = "[       OK ] ", kFailed = "[  FAILED  ] ";
+  std::vector<PrintedEnd> ends;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    const bool passed = line.starts_with(kPassed);
+    if (!passed && !line.starts_with(kFailed)) continue;
+    const std::size_t name_at = kPassed.size(), open = line.find(" (", name_at), unit = line.rfind(" ms)");
+    PrintedEnd end{line.substr(name_at, open == std::string::npos ? open : open - name_at), passed, std::nullopt};
+    if (open != std::string::npos && unit != std::string::npos && unit > open) {
+      try {
+        end.seconds = std::stod(line.substr(open + 2, unit - open - 2)) / 1000.0;
+      } catch (const std::exception&) {
+      }
+    }
+    ends.push_back(std::move(end));
+  }
+  return ends;
+}
+
+/// How long each of these tests took by GoogleTest's own clock, for the
+/// tests named alone: the program prints the lines, so a name it made up
 /// never reaches results.json.
 std::map<std::string, double> test_seconds_in(const std::string& output, const std::vector<std::string>& asked) {
   std::map<std::string, double> seconds;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("[       OK ] ") && !line.starts_with("[  FAILED  ] ")) continue;
-    const std::size_t name_at = 13, open = line.find(" (", name_at), unit = line.rfind(" ms)");
-    if (open == std::string::npos || unit == std::string::npos || unit < open) continue;
-    const std::string name = line.substr(name_at, open - name_at);
-    if (std::ranges::find(asked, name) == asked.end()) continue;
-    try {
-      seconds[name] = std::stod(line.substr(open + 2, unit - open - 2)) / 1000.0;
-    } catch (const std::exception&) {
-    }
+  for (const auto& end : printed_test_ends(output)) {
+    if (end.seconds && std::ranges::find(asked, end.test) != asked.end()) seconds[end.test] = *end.seconds;
   }
   return seconds;
 }
@@ -460,11 +478,7 @@ class ReferenceCache {
   std::vector<std::string> unsteady(const std::vector<std::string>& tests) const {
     std::vector<std::string> waiting;
     for (const auto& test : tests) {
-      auto found = tests_.find(test);
-      if (found != tests_.end() && found->value("measures", false) && !found->value("judged_varies", false) &&
-          found->value("judged_runs", 0) < runs_to_agree_) {
-        waiting.push_back(test);
-      }
+      if (auto runs = judged_runs(test); runs && *runs < runs_to_agree_) waiting.push_back(test);
     }
     return waiting;
   }
@@ -485,12 +499,8 @@ class ReferenceCache {
   /// nothing the learner's are compared with does, so measuring it again
   /// beside the learner's would change no verdict.
   std::optional<std::string> steady(const std::string& test) const {
-    auto found = tests_.find(test);
-    if (found == tests_.end() || !found->value("measures", false) || found->value("judged_varies", false) ||
-        found->value("judged_runs", 0) < runs_to_agree_) {
-      return std::nullopt;
-    }
-    return found->value("transcript", std::string());
+    if (auto runs = judged_runs(test); !runs || *runs < runs_to_agree_) return std::nullopt;
+    return tests_.at(test).value("transcript", std::string());
   }
 
   /// Keeps these transcripts of tests that measure as their newest, and
@@ -504,8 +514,9 @@ class ReferenceCache {
     for (const auto& [test, transcript] : transcripts) {
       const std::string judged = judged_part(transcript, test);
       const nlohmann::json kept = tests_.value(test, nlohmann::json());
-      const bool agrees = kept.is_object() && kept.value("measures", false) && kept.value("judged", std::string()) == judged;
-      const bool varies = kept.is_object() && kept.value("measures", false) && (kept.value("judged_varies", false) || !agrees);
+      const bool measured_before = kept.is_object() && kept.value("measures", false);
+      const bool agrees = measured_before && kept.value("judged", std::string()) == judged;
+      const bool varies = measured_before && (kept.value("judged_varies", false) || !agrees);
       tests_[test] = {{"transcript", transcript},
                       {"measures", true},
                       {"judged", judged},
@@ -556,6 +567,16 @@ class ReferenceCache {
 
  private:
   nlohmann::json load() const { return tests_in(file_, key_); }
+
+  /// How many clean runs of a kept test that measures wrote its judged part
+  /// alike; nothing when none is kept or a run wrote it otherwise.
+  std::optional<int> judged_runs(const std::string& test) const {
+    auto found = tests_.find(test);
+    if (found == tests_.end() || !found->value("measures", false) || found->value("judged_varies", false)) {
+      return std::nullopt;
+    }
+    return found->value("judged_runs", 0);
+  }
 
   fs::path file_;
   std::string key_;
@@ -644,9 +665,15 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   cache.observe(to_keep(runs));
   cache.keep_measured(clean_measured_sections(lab, runs));
   // Once more at once: a test seen once, and where the course is being
-  // prepared (nothing deferred), a test that measures not yet seen steady.
+  // prepared (nothing deferred), a test that measures not yet seen steady
+  // that kept_run_of may read once it is (one with a leaderboard never).
   std::vector<std::string> waiting = cache.unconfirmed(phases.measured_tests);
-  if (!deferred) std::ranges::copy(cache.unsteady(phases.measured_tests), std::back_inserter(waiting));
+  if (!deferred) {
+    for (const auto& name : cache.unsteady(phases.measured_tests)) {
+      const auto test = std::ranges::find(lab.tests, name, &LabTest::name);
+      if (test != lab.tests.end() && !test->leaderboard) waiting.push_back(name);
+    }
+  }
   if (!waiting.empty()) {
     const ProgramRuns again = run_reference(waiting);
     cache.observe(to_keep(again));
@@ -1054,10 +1081,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       for (const auto& [name, transcript] : parse_transcript(channel.report).tests) {
         if (transcript.ended && !transcript.skipped) run.ended.insert(name);
       }
-      std::istringstream printed(run.outcome.output);
-      for (std::string line; std::getline(printed, line);) {
-        constexpr std::string_view kRanToItsEnd = "[       OK ] ";
-        if (line.starts_with(kRanToItsEnd)) run.ended.insert(line.substr(kRanToItsEnd.size(), line.find(" (") - kRanToItsEnd.size()));
+      for (const auto& end : printed_test_ends(run.outcome.output)) {
+        if (end.passed) run.ended.insert(end.test);
       }
       return run;
     };
