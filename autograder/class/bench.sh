@@ -93,8 +93,14 @@ for slug, lab in phases.get("labs", {}).items():
 for lane, (count, seconds, waited) in sorted(lanes.items()):
     print("  lane %-8s %3d runs, %7.1f s running, %7.1f s waiting" % (lane, count, seconds, waited))
 for seconds, slug, run in sorted(runs, key=lambda r: r[0], reverse=True)[:6]:
-    print("    longest: %-22s %-26s %-6s %3d tests %6.1f s" % (slug, run.get("program", "?"), run.get("lane", "?"),
-                                                           run.get("tests", 0), seconds))
+    print("    longest: %-22s %-26s %-6s %3d tests %6.1f s, from %5.1f s" % (
+        slug, run.get("program", "?"), run.get("lane", "?"), run.get("tests", 0), seconds, run.get("started", 0)))
+# The GPU's runs as a timeline: what held the GPU, and when.
+gpu_runs = sorted((run.get("started", 0), slug, run) for _, slug, run in runs if run.get("lane") in ("shared", "course", "alone"))
+if gpu_runs:
+    print("  the GPU's runs, by start: " + "; ".join("%.1f+%.1f %s %s %s" % (
+        started, run.get("seconds", 0), slug[:2], run.get("program", "?").replace("learner under ", ""), run.get("lane", "?"))
+        for started, slug, run in gpu_runs))
 print("  score %d/%d, %d points not graded here, %d reference transcripts from the cache" % (
     report.get("score", 0), extra.get("gradable_max_score", 0), extra.get("not_gradable_points", 0),
     phases.get("cache_hits", 0)))

@@ -14,6 +14,10 @@ GpuTurns::GpuTurns(std::filesystem::path across_gradings, std::vector<int> measu
 
 GpuTurns::~GpuTurns() = default;
 
+double GpuTurns::seconds_since_made() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - made_).count();
+}
+
 std::string_view to_string(Lane lane) {
   switch (lane) {
     case Lane::cpu: return "cpu";

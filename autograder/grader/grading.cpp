@@ -315,11 +315,80 @@ Lab with_options(Lab lab, const GradeOptions& options) {
   return lab;
 }
 
+/// The starters' own programs, built when the course is prepared: a lab
+/// whose files a submission left as the starters, and those of the labs it
+/// builds on, runs the program the starters make, and is not built again.
+fs::path starter_programs_dir(const TrustedCourse& taken) { return taken.trusted_dir / "starters"; }
+
+/// What the starters' programs were built from: the committed course with
+/// its private tests (the export's key) and the grading's CMake options.
+std::string starter_programs_key(const TrustedCourse& taken) {
+  std::string key = read_text(taken.course.root / ".launchlab-export");
+  for (const auto& argument : taken.build.cmake_args) key += "\n" + argument;
+  return key;
+}
+
+/// Builds the starters' programs of the labs prepared, as the learner part
+/// of a grading would build a submission that changed nothing, but from the
+/// course's own files and out of the sandbox; a file names the labs that
+/// built and what they were built from.
+void build_starter_programs(const TrustedCourse& taken, const GradeOptions& options) {
+  const fs::path dir = starter_programs_dir(taken);
+  std::error_code ignored;
+  fs::remove(dir / "programs.json", ignored);
+  log(options, "building the starters' programs");
+  assemble_learner_sources(taken.course, SubmissionFiles{}, dir / "sources");
+  export_exercise_objects(taken.trusted, taken.labs, dir / "exercise");
+  BuildSettings build = taken.build;
+  build.sandbox = Sandbox{};
+  const LearnerBuild built =
+      build_learner_part(dir / "sources", dir / "exercise", taken.labs, dir / "build", build, taken.trusted.compilers);
+  if (!built.configure_problem.empty()) return;
+  std::vector<std::string> labs;
+  for (const auto& lab : taken.labs) {
+    if (!taken.trusted.failed.count(lab.slug) && !built.failed.count(lab.slug) &&
+        fs::is_regular_file(dir / "build" / "tests" / lab.test_binary_name())) {
+      labs.push_back(lab.slug);
+    }
+  }
+  write_file_atomically(dir / "programs.json",
+                        nlohmann::json{{"key", starter_programs_key(taken)}, {"labs", labs}}.dump() + "\n");
+}
+
+/// Of `labs`, those whose files the submission left as the starters, with
+/// those of every lab each builds on, and whose starters' program was built
+/// from this very course (build_starter_programs).
+std::set<std::string> labs_left_as_starters(const TrustedCourse& taken, const SubmissionFiles& submission,
+                                            const std::vector<Lab>& labs,
+                                            const std::map<std::string, std::vector<std::string>>& built_on) {
+  const nlohmann::json made =
+      nlohmann::json::parse(read_text(starter_programs_dir(taken) / "programs.json"), nullptr, false);
+  if (!made.is_object() || made.value("key", std::string()) != starter_programs_key(taken) ||
+      !made.contains("labs") || !made["labs"].is_array()) {
+    return {};
+  }
+  auto as_the_starters = [&](const std::string& slug) {
+    auto files = submission.files.find(slug);
+    if (files == submission.files.end()) return true;
+    return std::ranges::all_of(files->second, [&](const auto& file) {
+      const fs::path starter = taken.course.root / "labs" / slug / file.first;
+      return fs::is_regular_file(starter) && read_text(file.second) == read_text(starter);
+    });
+  };
+  std::set<std::string> left;
+  for (const auto& lab : labs) {
+    const bool built = std::ranges::find(made["labs"], nlohmann::json(lab.slug)) != made["labs"].end();
+    if (built && std::ranges::all_of(built_on.at(lab.slug), as_the_starters)) left.insert(lab.slug);
+  }
+  return left;
+}
+
 }  // namespace
 
 std::vector<PreparedLab> prepare_course(const GradeOptions& options, const Capabilities& capabilities) {
   prepare_work_dir(options.work_dir);
   const TrustedCourse taken = take_trusted_part(options, capabilities);
+  if (!taken.expectations) build_starter_programs(taken, options);
   std::vector<PreparedLab> prepared;
   for (const auto& graded : taken.labs) {
     const Lab lab = with_options(graded, options);
@@ -397,9 +466,21 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   assemble_learner_sources(course, submission, learner_sources);
   assemble_test_data(course, labs, data_dir);
 
-  log(options, "building the submission");
-  LearnerBuild learner =
-      build_learner_part(learner_sources, exercise_dir, labs, options.work_dir / "learner-build", build, trusted.compilers);
+  const std::set<std::string> as_starters = labs_left_as_starters(taken, submission, labs, built_on);
+  std::vector<Lab> to_build;
+  std::ranges::copy_if(labs, std::back_inserter(to_build), [&](const Lab& lab) { return !as_starters.count(lab.slug); });
+  LearnerBuild learner{options.work_dir / "learner-build", {}, {}};
+  if (!to_build.empty()) {
+    log(options, "building the submission");
+    learner = build_learner_part(learner_sources, exercise_dir, to_build, learner.build_dir, build, trusted.compilers);
+  }
+  for (const auto& slug : as_starters) {
+    const Lab& lab = *std::ranges::find(labs, slug, &Lab::slug);
+    fs::create_directories(learner.build_dir / "tests");
+    fs::copy_file(starter_programs_dir(taken) / "build" / "tests" / lab.test_binary_name(),
+                  learner.build_dir / "tests" / lab.test_binary_name(), fs::copy_options::overwrite_existing);
+    phases.starter_programs.push_back(slug);
+  }
   phases.learner_build_seconds = phase_seconds();
 
   std::vector<LabResult> results;
@@ -415,7 +496,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
         row.status = TestStatus::not_graded;
         result.tests.push_back(std::move(row));
       }
-    } else if (!learner.configure_problem.empty()) {
+    } else if (!learner.configure_problem.empty() && !as_starters.count(lab.slug)) {
       result.problem = note + learner.configure_problem;
       result.tests = all_failed(lab, learner.configure_problem);
     } else if (auto failed = learner.failed.find(lab.slug); failed != learner.failed.end()) {
@@ -494,7 +575,8 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
                       {"lane", run.lane},
                       {"tests", run.tests},
                       {"seconds", run.seconds},
-                      {"waited", run.waited}});
+                      {"waited", run.waited},
+                      {"started", run.started}});
       if (!run.slowest.empty()) runs.back()["slowest"] = run.slowest;
     }
     entry["runs"] = std::move(runs);
@@ -506,6 +588,7 @@ void add_phases(nlohmann::json& results, const GradingPhases& phases) {
   }
   results["extra_data"]["phases"] = {{"trusted_part", phases.trusted_seconds},
                                      {"learner_build", phases.learner_build_seconds},
+                                     {"starter_programs", phases.starter_programs},
                                      {"tests", tests},
                                      {"cache_hits", cache_hits},
                                      {"labs", std::move(labs)}};

@@ -141,4 +141,18 @@ TestResult judge_test(const LabTest& test, const TestEvidence& reference, const 
   return TestResult{test.name, test.points, test.points, TestStatus::passed, {}};
 }
 
+bool fails_whatever_the_figures(const TestTranscript& reference, const TestTranscript& learner,
+                                const std::set<std::string>& figure_keys) {
+  if (!learner.ended || learner.skipped || learner.started_twice || !learner.repeated_keys.empty()) return true;
+  std::map<std::string, const TranscriptRecord*> values;
+  for (const auto& record : learner.records) values[record.key] = &record;
+  for (const auto& want : reference.records) {
+    if (figure_keys.count(want.key) || !want.check) continue;
+    auto found = values.find(want.key);
+    if (found == values.end()) return true;
+    if (!testing::check_value(*want.check, found->second->value, want.expected, want.parameter).agrees) return true;
+  }
+  return false;
+}
+
 }  // namespace launchlab::grader

@@ -439,6 +439,29 @@ std::string judged_part(const std::string& text, const std::string& test) {
   return records.dump();
 }
 
+/// The keys of the records two judged parts (judged_part) compare
+/// differently, or that only one of them holds.
+std::set<std::string> keys_judged_otherwise(const std::string& before, const std::string& after) {
+  auto by_key = [](const std::string& judged) {
+    std::map<std::string, nlohmann::json> records;
+    const nlohmann::json parsed = nlohmann::json::parse(judged, nullptr, false);
+    if (!parsed.is_array()) return records;
+    for (const auto& record : parsed) {
+      if (record.is_array() && !record.empty() && record[0].is_string()) records[record[0].get<std::string>()] = record;
+    }
+    return records;
+  };
+  const auto earlier = by_key(before), later = by_key(after);
+  std::set<std::string> keys;
+  for (const auto& [key, record] : earlier) {
+    if (auto found = later.find(key); found == later.end() || found->second != record) keys.insert(key);
+  }
+  for (const auto& [key, record] : later) {
+    if (!earlier.count(key)) keys.insert(key);
+  }
+  return keys;
+}
+
 /// The reference's transcripts kept between gradings, test by test, in one
 /// file per lab: {"key": ..., "tests": {name: {"transcript", "runs",
 /// "varying"}}}, a test that measures {"transcript", "measures": true,
@@ -503,8 +526,20 @@ class ReferenceCache {
     return tests_.at(test).value("transcript", std::string());
   }
 
+  /// The records of a kept test that measures whose comparison changed
+  /// from one clean run to the next (figures the reference measured); nothing
+  /// before two clean runs were kept, when which records change is not known.
+  std::optional<std::set<std::string>> figure_keys(const std::string& test) const {
+    auto found = tests_.find(test);
+    if (found == tests_.end() || !found->value("measures", false) || found->value("clean_runs", 0) < 2) {
+      return std::nullopt;
+    }
+    return found->value("figure_keys", std::set<std::string>());
+  }
+
   /// Keeps these transcripts of tests that measure as their newest, and
-  /// counts the runs whose judged part agreed with the kept one's.
+  /// counts the runs whose judged part agreed with the kept one's, and which
+  /// records changed between them (figure_keys).
   void keep_measured(const std::map<std::string, std::string>& transcripts) {
     if (transcripts.empty()) return;
     std::error_code ignored;
@@ -517,11 +552,19 @@ class ReferenceCache {
       const bool measured_before = kept.is_object() && kept.value("measures", false);
       const bool agrees = measured_before && kept.value("judged", std::string()) == judged;
       const bool varies = measured_before && (kept.value("judged_varies", false) || !agrees);
+      std::set<std::string> figures;
+      if (measured_before) {
+        figures = kept.value("figure_keys", std::set<std::string>());
+        figures.merge(keys_judged_otherwise(kept.value("judged", std::string()), judged));
+      }
       tests_[test] = {{"transcript", transcript},
                       {"measures", true},
                       {"judged", judged},
                       {"judged_runs", agrees ? kept.value("judged_runs", 0) + 1 : 1},
-                      {"judged_varies", varies}};
+                      {"judged_varies", varies},
+                      {"clean_runs", measured_before ? kept.value("clean_runs", 0) + 1 : 1},
+                      {"figure_keys", figures}};
+      if (kept.is_object() && kept.contains("seconds")) tests_[test]["seconds"] = kept["seconds"];
     }
     write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
   }
@@ -550,6 +593,36 @@ class ReferenceCache {
       }
     }
     write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
+  }
+
+  /// Keeps how long each of these tests of the reference took (GoogleTest's
+  /// clock) beside its kept transcript: what a learner's run of the test
+  /// may take, for dealing a lab's tests into runs side by side.
+  void keep_seconds(const std::map<std::string, double>& seconds) {
+    if (seconds.empty()) return;
+    std::error_code ignored;
+    fs::create_directories(file_.parent_path(), ignored);
+    FileLock turn(fs::path(file_.string() + ".lock"));
+    tests_ = load();
+    bool changed = false;
+    for (const auto& [test, took] : seconds) {
+      auto found = tests_.find(test);
+      if (found == tests_.end() || !found->is_object()) continue;
+      (*found)["seconds"] = took;
+      changed = true;
+    }
+    if (changed) write_file_atomically(file_, nlohmann::json{{"key", key_}, {"tests", tests_}}.dump() + "\n");
+  }
+
+  /// How long the reference took on each test it kept a time of.
+  std::map<std::string, double> seconds() const {
+    std::map<std::string, double> seconds;
+    for (const auto& [test, entry] : tests_.items()) {
+      if (entry.is_object() && entry.contains("seconds") && entry["seconds"].is_number()) {
+        seconds[test] = entry["seconds"].get<double>();
+      }
+    }
+    return seconds;
   }
 
   /// The tests a cache file keeps, {name: {"transcript", "runs",
@@ -664,6 +737,7 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   ProgramRuns runs = run_reference(phases.measured_tests);
   cache.observe(to_keep(runs));
   cache.keep_measured(clean_measured_sections(lab, runs));
+  cache.keep_seconds(runs.test_seconds);
   // Once more at once: a test seen once, and where the course is being
   // prepared (nothing deferred), a test that measures not yet seen steady
   // that kept_run_of may read once it is (one with a leaderboard never).
@@ -684,19 +758,35 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   return runs;
 }
 
+/// Whether the learner's run of a deferred test (below) fails whatever
+/// figures a fresh run of the reference measures: it recorded nothing, or,
+/// once two clean runs of the reference showed which of its records hold
+/// figures, it fails a record that holds none (fails_whatever_the_figures).
+bool fails_whatever_the_reference_measures(const std::string& test, const ProgramRuns& learner,
+                                           const ReferenceCache& cache) {
+  auto ran = learner.transcript.tests.find(test);
+  if (ran == learner.transcript.tests.end() || ran->second.records.empty()) return true;
+  const auto figures = cache.figure_keys(test);
+  const auto kept = cache.last_measured(test);
+  if (!figures || !kept) return false;
+  const Transcript transcript = parse_transcript(*kept);
+  auto reference = transcript.tests.find(test);
+  return reference != transcript.tests.end() && fails_whatever_the_figures(reference->second, ran->second, *figures);
+}
+
 /// The reference's runs of the deferred tests that measure (above): run
-/// now where the learner's run recorded a value of the test, to be compared
-/// with figures measured in the same grading; elsewhere there is nothing to
-/// compare, every record of the test is missing whatever the figures, and
-/// the kept clean run stands in (phases.spared_tests).
+/// now where the learner's run of the test may pass, to be compared with
+/// figures measured in the same grading; where it fails whatever the
+/// figures (it recorded none, or failed a record that holds none), the kept
+/// clean run stands in (phases.spared_tests): the verdict is the one a
+/// fresh run gives, and a figure its message quotes is of an earlier grading.
 void finish_deferred_reference_runs(const Lab& lab, const std::vector<std::string>& deferred, const ProgramRuns& learner,
                                     ReferenceCache& cache, LabPhases& phases, const ReferenceRunner& run_reference,
                                     ProgramRuns& reference) {
   std::vector<std::string> to_run;
   std::string kept_text;
   for (const auto& test : deferred) {
-    auto ran = learner.transcript.tests.find(test);
-    if (ran != learner.transcript.tests.end() && !ran->second.records.empty()) {
+    if (!fails_whatever_the_reference_measures(test, learner, cache)) {
       to_run.push_back(test);
     } else {
       kept_text += cache.last_measured(test).value_or(std::string());
@@ -784,12 +874,53 @@ Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabi
 /// side by side.
 constexpr std::size_t kGpuTestsPerRun = 4;
 
+/// At most this many runs of a lab's tests that need no GPU, side by side.
+constexpr std::size_t kCpuRunsPerLab = 4;
+
+/// A lab's tests that need no GPU, in runs side by side that never wait for
+/// a turn on it: one run, unless the reference's kept times (`seconds`) say
+/// that some take long (they compile or disassemble); then as many runs as
+/// it takes for the longest test to set the pace (kCpuRunsPerLab at most),
+/// each test going to the run with the least time so far, longest first,
+/// and each run keeping the lab's order.
+std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& tests,
+                                               const std::map<std::string, double>& seconds) {
+  auto took = [&](const std::string& test) {
+    auto found = seconds.find(test);
+    return found == seconds.end() ? 0.0 : found->second;
+  };
+  double total = 0, longest = 0;
+  for (const auto& test : tests) {
+    total += took(test);
+    longest = std::max(longest, took(test));
+  }
+  // A run costs its program's start and its sandbox's: under a second in all, one run does.
+  constexpr double kWorthARunOfItsOwn = 1.0;
+  const auto count = static_cast<std::size_t>(std::ceil(total / std::max(longest, kWorthARunOfItsOwn)));
+  const std::size_t runs_wanted = std::clamp<std::size_t>(count, 1, std::min(kCpuRunsPerLab, tests.size()));
+  if (runs_wanted == 1) return {tests};
+  std::vector<std::string> longest_first = tests;
+  std::ranges::stable_sort(longest_first, std::ranges::greater{}, took);
+  std::vector<double> load(runs_wanted, 0.0);
+  std::map<std::string, std::size_t> run_of;
+  for (const auto& test : longest_first) {
+    const auto least = static_cast<std::size_t>(std::ranges::min_element(load) - load.begin());
+    run_of[test] = least;
+    load[least] += took(test);
+  }
+  std::vector<std::vector<std::string>> runs(runs_wanted);
+  for (const auto& test : tests) runs[run_of[test]].push_back(test);
+  std::erase_if(runs, [](const auto& run) { return run.empty(); });
+  return runs;
+}
+
 /// The runs of a lab's tests that are not alone on the GPU, side by side:
-/// those that need no GPU in one run, which never waits for a turn on it,
-/// and the GPU's in runs of kGpuTestsPerRun at most, dealt round in the
-/// lab's order. A grading without turns of its own runs them all in one.
+/// those that need no GPU in cpu_runs, and the GPU's in runs of
+/// kGpuTestsPerRun at most, dealt round in the lab's order. A grading
+/// without turns of its own runs them all in one.
 std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const std::vector<std::string>& tests,
-                                                        const Capabilities& capabilities, bool with_turns) {
+                                                        const Capabilities& capabilities, bool with_turns,
+                                                        const std::map<std::string, double>& seconds) {
   if (!with_turns || tests.empty()) return {tests};
   std::vector<std::string> cpu, gpu;
   for (const auto& test : lab.tests) {
@@ -797,7 +928,7 @@ std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const st
     (test.needs_gpu() && capabilities.gpu ? gpu : cpu).push_back(test.name);
   }
   std::vector<std::vector<std::string>> runs;
-  if (!cpu.empty()) runs.push_back(std::move(cpu));
+  if (!cpu.empty()) runs = cpu_runs(cpu, seconds);
   const std::size_t gpu_runs = (gpu.size() + kGpuTestsPerRun - 1) / kGpuTestsPerRun;
   for (std::size_t first = 0; first < gpu_runs; ++first) {
     std::vector<std::string> run;
@@ -846,6 +977,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     double waited = 0;
     std::optional<GpuTurns::Turn> turn;
     if (settings.gpu_turns) turn.emplace(settings.gpu_turns->take(lane, &waited));
+    const double started = settings.gpu_turns ? settings.gpu_turns->seconds_since_made() : 0.0;
     Stopwatch took;
     auto result = run();
     const double seconds = took.lap();
@@ -857,7 +989,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
     std::lock_guard hold(phases_mutex);
     phases.waited_seconds += waited;
-    phases.runs.push_back({program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited, std::move(slowest)});
+    phases.runs.push_back(
+        {program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited, started, std::move(slowest)});
     return result;
   };
   // A run of tests that measure is kept to the cores kept for measuring.
@@ -982,7 +1115,8 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   };
   const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
   const std::vector<std::vector<std::string>> side_by_side =
-      side_by_side_runs(lab, other_tests, capabilities, settings.gpu_turns != nullptr);
+      side_by_side_runs(lab, other_tests, capabilities, settings.gpu_turns != nullptr,
+                        cache ? cache->seconds() : std::map<std::string, double>());
   std::vector<std::vector<std::string>> changed_in(side_by_side.size());
   std::vector<std::future<ProgramRuns>> running;
   for (std::size_t i = 0; i < side_by_side.size(); ++i) {

@@ -143,6 +143,19 @@ class FixtureGrading : public ::testing::Test {
     return scratch_.back();
   }
 
+  /// Private tests of 01_beta in a new scratch folder: `toml` as its
+  /// tests.toml, and one test file of `includes` (#include lines) and
+  /// `tests` (in beta's namespace, with launchlab/record.h and stats.h).
+  fs::path beta_private_tests(const std::string& tag, const std::string& toml, const std::string& includes,
+                              const std::string& tests) {
+    const fs::path folder = scratch(tag);
+    write_text(folder / "01_beta" / "tests.toml", toml);
+    write_text(folder / "01_beta" / (tag + "_test.cpp"), includes + "\n#include \"launchlab/record.h\"\n#include \"stats.h\"\n\n"
+                                                       "namespace beta {\nnamespace {\n\n" + tests +
+                                                       "\n}  // namespace\n}  // namespace beta\n");
+    return folder;
+  }
+
   /// Grades a submission of the fixture course (or of another course sharing
   /// its build folder) in a new --work folder, results.json beside it.
   Graded grade_fixture(const fs::path& submission, const std::vector<std::string>& extra = {},
@@ -626,6 +639,7 @@ TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedA
     for (const json& run : phase(graded, "runs")) {
       EXPECT_GE(run.value("seconds", -1.0), 0.0) << run.dump();
       EXPECT_GE(run.value("waited", -1.0), 0.0) << run.dump();
+      EXPECT_GE(run.value("started", -1.0), 0.0) << run.dump();
       EXPECT_TRUE(json::array({"cpu", "shared", "course", "alone"}).dump().find(run.value("lane", "?")) != std::string::npos)
           << run.dump();
       if (run.value("program", "") == program) tests += run.value("tests", 0);
@@ -660,19 +674,10 @@ TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedA
 // reference measured is measured again beside the learner's at every grading.
 TEST_F(FixtureGrading, ATestThatMeasuresIsKeptOnceTwoRunsAgreedOnWhatTheJudgeCompares) {
   forget_reference_transcripts();
-  const fs::path private_tests = scratch("measuring-private-tests");
-  write_text(private_tests / "01_beta" / "tests.toml",
-             "[[tests]]\nname = \"BetaTimed.SteadyComparisons\"\npoints = 1\nmeasures = true\n\n"
-             "[[tests]]\nname = \"BetaTimed.ComparedWithAFigure\"\npoints = 1\nmeasures = true\n");
-  write_text(private_tests / "01_beta" / "timed_test.cpp", R"(#include <chrono>
-
-#include "launchlab/record.h"
-#include "stats.h"
-
-namespace beta {
-namespace {
-
-long nanoseconds_of_largest() {
+  const fs::path private_tests = beta_private_tests(
+      "measuring", "[[tests]]\nname = \"BetaTimed.SteadyComparisons\"\npoints = 1\nmeasures = true\n\n"
+                   "[[tests]]\nname = \"BetaTimed.ComparedWithAFigure\"\npoints = 1\nmeasures = true\n",
+      "#include <chrono>\n", R"cpp(long nanoseconds_of_largest() {
   const auto started = std::chrono::steady_clock::now();
   volatile long found = largest({3, 9, -4});
   (void)found;
@@ -689,10 +694,7 @@ TEST(BetaTimed, ComparedWithAFigure) {
   const long took = nanoseconds_of_largest();
   RECORD_NEAR(took, took, 1000000000L) << "how long largest({3, 9, -4}) took, against the reference's";
 }
-
-}  // namespace
-}  // namespace beta
-)");
+)cpp");
   const std::vector<std::string> arguments = {"--labs", "01", "--private-tests", private_tests.string()};
   auto measured = [](const Graded& graded) { return lab_phases(graded, "01_beta").value("measured", json()).dump(); };
   Graded first = grade_fixture(solutions(), arguments);
@@ -715,6 +717,87 @@ TEST(BetaTimed, ComparedWithAFigure) {
   EXPECT_NE(measured(third).find("BetaTimed.ComparedWithAFigure"), std::string::npos) << measured(third);
   // The one with a leaderboard figure is never kept: the figure is the reference's of this grading.
   EXPECT_NE(measured(third).find("Beta.TimesTheLargest"), std::string::npos) << measured(third);
+}
+
+// A test that measures, whose learner's run failed a record that holds no
+// figure, fails whatever the reference measures: once two clean runs of the
+// reference showed which of its records hold figures, such a run spares the
+// reference's; a run that passes every other record is judged against
+// figures measured in the same grading.
+TEST_F(FixtureGrading, ALearnersRunThatFailsARecordWithoutAFigureSparesTheReferencesRun) {
+  forget_reference_transcripts();
+  const fs::path private_tests = beta_private_tests(
+      "figure", "[[tests]]\nname = \"BetaFigure.LargestThenAFigure\"\npoints = 1\nmeasures = true\n",
+      "#include <chrono>\n", R"cpp(TEST(BetaFigure, LargestThenAFigure) {
+  RECORD_EQ(largest({3, 9, -4}), 9L) << "largest({3, 9, -4})";
+  // A figure no two runs share: the steady clock's reading, compared with the reference's within any distance.
+  const long now = static_cast<long>(std::chrono::steady_clock::now().time_since_epoch().count());
+  RECORD_NEAR(now, now, 4000000000000000000L) << "the steady clock, against the reference's";
+}
+)cpp");
+  const fs::path wrong = scratch("wrong-largest-submission");
+  write_text(wrong / "01_beta" / "stats.cpp",
+             "#include \"stats.h\"\n\nlong beta::largest(const std::vector<long>&) { return 0; }\n");
+  const std::vector<std::string> arguments = {"--labs", "01", "--private-tests", private_tests.string()};
+  constexpr const char* kTest = "BetaFigure.LargestThenAFigure";
+  auto phase = [](const Graded& graded, const char* name) { return lab_phases(graded, "01_beta").value(name, json()).dump(); };
+  auto spared = [&](const Graded& graded) { return phase(graded, "spared").find(kTest) != std::string::npos; };
+
+  // The first two gradings keep two clean runs of the reference: until then
+  // which of its records hold figures is not known, and it runs each time.
+  Graded first = grade_fixture(wrong, arguments);
+  Graded second = grade_fixture(wrong, arguments);
+  for (const Graded* graded : {&first, &second}) {
+    EXPECT_FALSE(spared(*graded)) << graded->results["extra_data"].dump(2);
+    EXPECT_NE(phase(*graded, "measured").find(kTest), std::string::npos) << graded->results["extra_data"].dump(2);
+    EXPECT_EQ(graded->outcome(kTest), "failed") << graded->output(kTest);
+  }
+  Graded third = grade_fixture(wrong, arguments);
+  EXPECT_TRUE(spared(third)) << third.results["extra_data"].dump(2);
+  EXPECT_EQ(phase(third, "measured").find(kTest), std::string::npos) << third.results["extra_data"].dump(2);
+  EXPECT_EQ(third.outcome(kTest), "failed") << third.output(kTest);
+  EXPECT_EQ(third.total(), second.total());
+  // A run that passes the record without a figure is judged against a fresh one.
+  Graded solved = grade_fixture(solutions(), arguments);
+  EXPECT_FALSE(spared(solved)) << solved.results["extra_data"].dump(2);
+  EXPECT_NE(phase(solved, "measured").find(kTest), std::string::npos) << solved.results["extra_data"].dump(2);
+  EXPECT_EQ(solved.outcome(kTest), "passed") << solved.output(kTest);
+}
+
+// A lab's tests that need no GPU go in one run, unless the reference's kept
+// times say that some take long: then they are dealt into runs side by side,
+// so that the longest sets the lab's pace rather than their sum.
+TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
+  forget_reference_transcripts();
+  const fs::path private_tests = beta_private_tests(
+      "slow", "[[tests]]\nname = \"BetaSlow.First\"\npoints = 1\n\n[[tests]]\nname = \"BetaSlow.Second\"\npoints = 1\n",
+      "#include <chrono>\n#include <thread>\n", R"cpp(TEST(BetaSlow, First) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  RECORD_EQ(largest({1, 2}), 2L) << "largest({1, 2})";
+}
+
+TEST(BetaSlow, Second) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  RECORD_EQ(largest({5, -5}), 5L) << "largest({5, -5})";
+}
+)cpp");
+  Graded graded = grade_fixture(solutions(), {"--labs", "01", "--private-tests", private_tests.string()});
+  ASSERT_TRUE(graded.results.is_object()) << graded.run.output;
+  EXPECT_EQ(graded.outcome("BetaSlow.First"), "passed") << graded.output("BetaSlow.First");
+  EXPECT_EQ(graded.outcome("BetaSlow.Second"), "passed") << graded.output("BetaSlow.Second");
+  // The learner's runs: which run held each slow test, by its slowest tests.
+  std::map<std::string, int> run_of;
+  int learner_runs = 0, learner_tests = 0;
+  for (const json& run : lab_phases(graded, "01_beta").value("runs", json::array())) {
+    if (run.value("program", "") != "learner") continue;
+    ++learner_runs;
+    learner_tests += run.value("tests", 0);
+    for (const json& slow : run.value("slowest", json::array())) run_of[slow[0].get<std::string>()] = learner_runs;
+  }
+  EXPECT_GE(learner_runs, 2) << lab_phases(graded, "01_beta").dump(2);
+  EXPECT_EQ(learner_tests, 5) << lab_phases(graded, "01_beta").dump(2);
+  ASSERT_TRUE(run_of.count("BetaSlow.First") && run_of.count("BetaSlow.Second")) << lab_phases(graded, "01_beta").dump(2);
+  EXPECT_NE(run_of["BetaSlow.First"], run_of["BetaSlow.Second"]) << lab_phases(graded, "01_beta").dump(2);
 }
 
 // Each submission of a class has a seed of its own: a new seed runs again
@@ -773,6 +856,34 @@ TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscr
   EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 5) << first.results["extra_data"].dump(2);
   EXPECT_EQ(lab_phases(first, "01_beta").value("cache_hits", -1), 1) << first.results["extra_data"].dump(2);
   EXPECT_EQ(first.run.exit_code, 0) << first.run.output;
+  EXPECT_EQ(first.results.value("/extra_data/phases/starter_programs"_json_pointer, json()), json::array());
+
+  // The starters left as they are run the starters' programs made when the
+  // course was prepared: nothing of the submission is built.
+  auto starter_programs = [](const Graded& graded) {
+    return graded.results.value("/extra_data/phases/starter_programs"_json_pointer, json());
+  };
+  Graded untouched = grade_fixture(*course_);
+  EXPECT_EQ(starter_programs(untouched), json::array({"00_alpha", "01_beta"})) << untouched.results["extra_data"].dump(2);
+  EXPECT_FALSE(fs::exists(last_work_ / "learner-build" / "CMakeCache.txt"));
+  // One byte more in one of 00_alpha's files: that lab is built, and its
+  // verdicts are the ones its starters' program gave.
+  const fs::path touched_submission = scratch("touched-starters");
+  write_text(touched_submission / "labs" / "00_alpha" / "alpha.cpp",
+             read_text(*course_ / "labs" / "00_alpha" / "alpha.cpp") + "\n");
+  Graded touched = grade_fixture(touched_submission);
+  EXPECT_EQ(starter_programs(touched), json::array({"01_beta"})) << touched.results["extra_data"].dump(2);
+  EXPECT_TRUE(fs::exists(last_work_ / "learner-build" / "CMakeCache.txt"));
+  auto outcomes = [](const Graded& graded) {
+    std::map<std::string, std::string> by_name;
+    for (const auto& test : member(graded.results, "tests", json::array())) {
+      by_name[test.value("name", "")] = test.value("extra_data", json::object()).value("outcome", "");
+    }
+    return by_name;
+  };
+  EXPECT_GT(outcomes(untouched).size(), 5u) << untouched.results.dump(2);
+  EXPECT_EQ(outcomes(touched), outcomes(untouched));
+  EXPECT_EQ(touched.total(), untouched.total());
 }
 
 TEST_F(FixtureGrading, TheLinterReportsWhatALabLacks) {

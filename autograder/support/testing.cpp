@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <typeindex>
 
 extern char** environ;
@@ -108,7 +110,9 @@ FreshProcess spawn_and_collect(const std::vector<std::string>& argv, const fs::p
   std::vector<char*> env_c;
   if (env) env_c = c_strings(*env);
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("run_command: pipe failed");
+  // Close-on-exec: a command another thread starts meanwhile must not hold
+  // this pipe open, or this one's end of output would wait for that one's end.
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("run_command: pipe failed");
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("run_command: fork failed");
@@ -255,18 +259,40 @@ namespace detail {
 
 const void* made_once(const std::string& key, const std::type_info& type,
                       const std::function<std::shared_ptr<const void>()>& make) {
-  // Recursive: a make() may ask for another key. One lock for every key
-  // keeps it simple; the compiles it serializes share two cores anyway.
-  static std::recursive_mutex mutex;
-  static std::map<std::pair<std::type_index, std::string>, std::shared_ptr<const void>> made;
-  std::lock_guard lock(mutex);
-  const auto slot = std::make_pair(std::type_index(type), key);
-  if (auto it = made.find(slot); it != made.end()) return it->second.get();
-  std::shared_ptr<const void> value = make();
-  return made.emplace(slot, std::move(value)).first->second.get();
+  // A lock for each key, held while it is made: two keys are made side by
+  // side, and a make() that asks for another key waits on that key's alone.
+  struct Slot {
+    std::mutex making;
+    std::shared_ptr<const void> value;
+  };
+  static std::mutex slots_mutex;
+  static std::map<std::pair<std::type_index, std::string>, std::shared_ptr<Slot>> slots;
+  std::shared_ptr<Slot> slot;
+  {
+    std::lock_guard lock(slots_mutex);
+    std::shared_ptr<Slot>& kept = slots[std::make_pair(std::type_index(type), key)];
+    if (!kept) kept = std::make_shared<Slot>();
+    slot = kept;
+  }
+  std::lock_guard making(slot->making);
+  if (!slot->value) slot->value = make();
+  return slot->value.get();
 }
 
 }  // namespace detail
+
+void make_side_by_side(const std::vector<std::function<void()>>& makes) {
+  std::vector<std::thread> threads;
+  for (const auto& make : makes) {
+    threads.emplace_back([&make] {
+      try {
+        make();
+      } catch (...) {
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
 
 const MadeFile& file_made_once(const std::vector<std::string>& argv, const fs::path& output) {
   std::string key;

@@ -1,6 +1,8 @@
 #include "listings.h"
 
 #include <algorithm>
+#include <functional>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -84,7 +86,9 @@ std::map<std::string, ElfLayout> elf_layouts(std::string_view cuobjdump_elf) {
   return layouts;
 }
 
-const LiveBuild& live(const std::string& source, int arch) {
+namespace {
+
+const LiveBuild& live_build(const std::string& source, int arch) {
   const std::string key = source + "." + std::to_string(arch);
   return lt::made_once(key, [&] {
     LiveBuild b;
@@ -101,6 +105,20 @@ const LiveBuild& live(const std::string& source, int arch) {
     if (auto nvdisasm = lt::find_cuda_tool("nvdisasm")) b.nvdisasm = lt::output_of({nvdisasm->string(), cubin}, dir);
     return b;
   });
+}
+
+}  // namespace
+
+const LiveBuild& live(const std::string& source, int arch) {
+  static std::once_flag every_build;
+  std::call_once(every_build, [] {
+    std::vector<std::function<void()>> builds;
+    for (const char* each_source : kLiveSources) {
+      for (int each_arch : kLiveArchs) builds.push_back([=] { (void)live_build(each_source, each_arch); });
+    }
+    lt::make_side_by_side(builds);
+  });
+  return live_build(source, arch);
 }
 
 const sass::Function* find(const std::vector<sass::Function>& functions, const std::string& name, int arch) {

@@ -68,7 +68,11 @@ struct LiveBuild {
   std::string cuobjdump_elf;
   std::string nvdisasm;
 };
+/// The sources under kernels/ that are built fresh, and the architectures each is built for.
+inline constexpr const char* kLiveSources[] = {"vadd.cu", "zoo.cu"};
+inline constexpr int kLiveArchs[] = {80, 90, 120};
 /// Built on first use and kept for the test program: nvcc -cubin -arch=sm_NN.
+/// The first call makes every build of kLiveSources and kLiveArchs, side by side.
 const LiveBuild& live(const std::string& source, int arch);
 
 /// The learner's function with this name, or nullptr.

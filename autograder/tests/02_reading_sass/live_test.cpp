@@ -14,8 +14,6 @@ namespace {
 using namespace launchlab::sass;
 using namespace launchlab::sass_tests;
 
-constexpr int kArchs[] = {80, 90, 120};
-
 std::string fresh(const char* source, int arch) {
   return std::string("`nvcc -cubin -arch=sm_") + std::to_string(arch) + " " + source + "`";
 }
@@ -23,8 +21,8 @@ std::string fresh(const char* source, int arch) {
 TEST(Live, CuobjdumpSassOfAFreshBuild) {
   LAUNCHLAB_REQUIRE_TOOL(cuobjdump, "cuobjdump");
   (void)cuobjdump;
-  for (int arch : kArchs) {
-    for (const char* source : {"vadd.cu", "zoo.cu"}) {
+  for (int arch : kLiveArchs) {
+    for (const char* source : kLiveSources) {
       RECORD_SCOPE("the output of `cuobjdump -sass` for the cubin of " + fresh(source, arch));
       const LiveBuild& b = live(source, arch);
       auto functions = parse_cuobjdump_sass(b.cuobjdump_sass);
@@ -51,8 +49,8 @@ TEST(Live, CuobjdumpSassOfAFreshBuild) {
 TEST(Live, NvdisasmOfAFreshBuild) {
   LAUNCHLAB_REQUIRE_TOOL(nvdisasm, "nvdisasm");
   (void)nvdisasm;
-  for (int arch : kArchs) {
-    for (const char* source : {"vadd.cu", "zoo.cu"}) {
+  for (int arch : kLiveArchs) {
+    for (const char* source : kLiveSources) {
       const LiveBuild& b = live(source, arch);
       RECORD_EQ(listed(parse_nvdisasm(b.nvdisasm)), truth_listed(truth_nvdisasm(b.nvdisasm)))
           << "parse_nvdisasm(the output of `nvdisasm` for the cubin of " << fresh(source, arch)

@@ -94,9 +94,10 @@ const void* made_once(const std::string& key, const std::type_info& type,
 
 /// What make() returns, made the first time a test asks for `key` and kept
 /// for the rest of the test program: the tests that read one compile share
-/// it. Calls from several threads make it once; a make() may itself ask for
-/// another key (a cubin made from a PTX file made once). An exception from
-/// make() reaches the caller and nothing is kept, so the next call tries again.
+/// it. Calls from several threads make it once, and make different keys side
+/// by side; a make() may itself ask for another key (a cubin made from a PTX
+/// file made once). An exception from make() reaches the caller and nothing
+/// is kept, so the next call tries again.
 template <class Make>
 const auto& made_once(const std::string& key, Make&& make) {
   using T = std::decay_t<decltype(make())>;
@@ -105,6 +106,13 @@ const auto& made_once(const std::string& key, Make&& make) {
   });
   return *static_cast<const T*>(made);
 }
+
+/// Runs each of `makes` in a thread of its own and waits for them all: for
+/// things a test program makes once (made_once()) that do not depend on each
+/// other, such as compiles for several architectures, so that the first test
+/// to ask waits for the slowest of them rather than for their sum. What a
+/// make throws is dropped here: it is made again, and thrown, when a test asks.
+void make_side_by_side(const std::vector<std::function<void()>>& makes);
 
 /// A file a command wrote, as made_once() keeps it.
 struct MadeFile {

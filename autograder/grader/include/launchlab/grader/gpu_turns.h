@@ -6,6 +6,7 @@
 /// no other run of the grading is given.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <memory>
@@ -68,6 +69,8 @@ class GpuTurns {
   Turn take(Lane lane, double* waited = nullptr);
   /// The cores kept for runs that measure (RunLimits::cpus); empty: none kept.
   const std::vector<int>& measuring_cores() const { return measuring_cores_; }
+  /// Seconds since these turns were made, at the grading's start: when a run began, on one clock for all.
+  double seconds_since_made() const;
 
  private:
   /// Whether a run in `lane` may start now.
@@ -78,6 +81,7 @@ class GpuTurns {
 
   std::filesystem::path across_gradings_;
   std::vector<int> measuring_cores_;
+  std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
   std::mutex mutex_;
   std::condition_variable changed_;
   int learner_runs_ = 0;  ///< shared runs

@@ -99,6 +99,7 @@ struct ProgramRun {
   int tests = 0;        ///< how many tests it was asked to run
   double seconds = 0;   ///< from its turn to its end, retries for fair timing included
   double waited = 0;    ///< the seconds it waited for its turn
+  double started = 0;   ///< when its turn came, in seconds from the grading's start (0 without turns of its own)
   /// Its slowest tests, at most kSlowestTestsShown, by GoogleTest's own
   /// clock (its lines for a test's end): the program's word, for where the
   /// time went and never for a verdict; only the names it was asked to run.
@@ -142,14 +143,17 @@ struct LabPhases {
 struct GradingPhases {
   double trusted_seconds = 0;        ///< the committed course and its trusted part (a check when built)
   double learner_build_seconds = 0;  ///< the submission's files and the sandboxed build
+  /// The labs whose files the submission left as the starters: they ran the
+  /// starters' programs built when the course was prepared, and were not built.
+  std::vector<std::string> starter_programs;
   std::map<std::string, LabPhases> labs;  ///< by slug, for the labs that ran
 };
 
 /// Writes the phases into results.json: extra_data.phases {"trusted_part",
-/// "learner_build", "tests", "cache_hits", "labs": {slug: {"reference" |
+/// "learner_build", "starter_programs", "tests", "cache_hits", "labs": {slug: {"reference" |
 /// "reference_cached", "learner", "judge", "waiting", "cache_hits",
 /// "measured", "spared", "runs": [{"program", "lane", "tests", "seconds",
-/// "waited", "slowest": [[test, seconds]]}], "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
+/// "waited", "started", "slowest": [[test, seconds]]}], "gpu"}}} in seconds, and extra_data.regrade {slug: why} for the labs
 /// whose timing tests never found the GPU fair; and the labs' leaderboard
 /// figures as results.json's `leaderboard` [{"name", "value", "order"}].
 void add_phases(nlohmann::json& results, const GradingPhases& phases);

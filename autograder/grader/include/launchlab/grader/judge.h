@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "launchlab/grader/course.h"
@@ -25,5 +26,14 @@ struct TestEvidence {
 /// The verdict on one test. Never throws for the transcripts' sake.
 TestResult judge_test(const LabTest& test, const TestEvidence& reference, const TestEvidence& learner,
                       const Capabilities& capabilities);
+
+/// Whether the learner's run of a test fails against every clean run of the
+/// reference that differs from `reference` in the records `figure_keys`
+/// names alone (the figures a test that measures compares with, which
+/// change from run to run): it did not finish the test cleanly, stopped
+/// before a record outside them, or recorded a value one of those refuses.
+/// Such a test needs no fresh run of the reference to be judged.
+bool fails_whatever_the_figures(const TestTranscript& reference, const TestTranscript& learner,
+                                const std::set<std::string>& figure_keys);
 
 }  // namespace launchlab::grader
