@@ -879,10 +879,13 @@ constexpr std::size_t kCpuRunsPerLab = 4;
 
 /// A lab's tests that need no GPU, in runs side by side that never wait for
 /// a turn on it: one run, unless the reference's kept times (`seconds`) say
-/// that some take long (they compile or disassemble); then as many runs as
-/// it takes for the longest test to set the pace (kCpuRunsPerLab at most),
+/// that the others together take long beside the longest (several compile
+/// or disassemble); then as many runs as it takes for none to last more
+/// than the longest test and the cost of a run (kCpuRunsPerLab at most),
 /// each test going to the run with the least time so far, longest first,
-/// and each run keeping the lab's order.
+/// and each run keeping the lab's order. A run more than that would save
+/// less than it costs, and tests that share what their program makes once
+/// (a lab's fresh builds) would make it again in each run.
 std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& tests,
                                                const std::map<std::string, double>& seconds) {
   auto took = [&](const std::string& test) {
@@ -894,9 +897,10 @@ std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& t
     total += took(test);
     longest = std::max(longest, took(test));
   }
-  // A run costs its program's start and its sandbox's: under a second in all, one run does.
-  constexpr double kWorthARunOfItsOwn = 1.0;
-  const auto count = static_cast<std::size_t>(std::ceil(total / std::max(longest, kWorthARunOfItsOwn)));
+  // What a run costs: its program's start and its sandbox's, and the
+  // test program's own set-up made again in it; a second at most.
+  constexpr double kCostOfARun = 1.0;
+  const auto count = static_cast<std::size_t>(std::ceil(total / (longest + kCostOfARun)));
   const std::size_t runs_wanted = std::clamp<std::size_t>(count, 1, std::min(kCpuRunsPerLab, tests.size()));
   if (runs_wanted == 1) return {tests};
   std::vector<std::string> longest_first = tests;

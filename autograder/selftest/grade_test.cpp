@@ -765,39 +765,59 @@ TEST_F(FixtureGrading, ALearnersRunThatFailsARecordWithoutAFigureSparesTheRefere
 }
 
 // A lab's tests that need no GPU go in one run, unless the reference's kept
-// times say that some take long: then they are dealt into runs side by side,
-// so that the longest sets the lab's pace rather than their sum.
+// times say that the others together take long beside the longest: then
+// they are dealt into runs side by side, so that the longest sets the lab's
+// pace rather than their sum.
 TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
+  // Private tests of 01_beta that each sleep so many milliseconds, then pass.
+  auto sleeping_tests = [&](const std::string& tag, const std::vector<std::pair<std::string, int>>& tests) {
+    std::string toml, code;
+    for (const auto& [name, milliseconds] : tests) {
+      toml += "[[tests]]\nname = \"BetaSlow." + name + "\"\npoints = 1\n\n";
+      code += "TEST(BetaSlow, " + name + ") {\n  std::this_thread::sleep_for(std::chrono::milliseconds(" +
+              std::to_string(milliseconds) + "));\n  RECORD_EQ(largest({1, 2}), 2L) << \"largest({1, 2})\";\n}\n\n";
+    }
+    return beta_private_tests(tag, toml, "#include <chrono>\n#include <thread>\n", code);
+  };
   forget_reference_transcripts();
-  const fs::path private_tests = beta_private_tests(
-      "slow", "[[tests]]\nname = \"BetaSlow.First\"\npoints = 1\n\n[[tests]]\nname = \"BetaSlow.Second\"\npoints = 1\n",
-      "#include <chrono>\n#include <thread>\n", R"cpp(TEST(BetaSlow, First) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  RECORD_EQ(largest({1, 2}), 2L) << "largest({1, 2})";
-}
-
-TEST(BetaSlow, Second) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  RECORD_EQ(largest({5, -5}), 5L) << "largest({5, -5})";
-}
-)cpp");
+  const fs::path private_tests = sleeping_tests("slow", {{"First", 1500}, {"Second", 1500}});
   Graded graded = grade_fixture(solutions(), {"--labs", "01", "--private-tests", private_tests.string()});
   ASSERT_TRUE(graded.results.is_object()) << graded.run.output;
   EXPECT_EQ(graded.outcome("BetaSlow.First"), "passed") << graded.output("BetaSlow.First");
   EXPECT_EQ(graded.outcome("BetaSlow.Second"), "passed") << graded.output("BetaSlow.Second");
-  // The learner's runs: which run held each slow test, by its slowest tests.
-  std::map<std::string, int> run_of;
-  int learner_runs = 0, learner_tests = 0;
-  for (const json& run : lab_phases(graded, "01_beta").value("runs", json::array())) {
-    if (run.value("program", "") != "learner") continue;
-    ++learner_runs;
-    learner_tests += run.value("tests", 0);
-    for (const json& slow : run.value("slowest", json::array())) run_of[slow[0].get<std::string>()] = learner_runs;
-  }
-  EXPECT_GE(learner_runs, 2) << lab_phases(graded, "01_beta").dump(2);
-  EXPECT_EQ(learner_tests, 5) << lab_phases(graded, "01_beta").dump(2);
-  ASSERT_TRUE(run_of.count("BetaSlow.First") && run_of.count("BetaSlow.Second")) << lab_phases(graded, "01_beta").dump(2);
-  EXPECT_NE(run_of["BetaSlow.First"], run_of["BetaSlow.Second"]) << lab_phases(graded, "01_beta").dump(2);
+  // The learner's runs in the cpu lane (Beta.TimesTheLargest measures, and
+  // runs alone): how many, how many tests in all, and which run held each
+  // test, by its slowest tests.
+  struct LearnerRuns {
+    int runs = 0, tests = 0;
+    std::map<std::string, int> run_of;
+  };
+  auto learner_runs_of = [](const Graded& graded) {
+    LearnerRuns learner;
+    for (const json& run : lab_phases(graded, "01_beta").value("runs", json::array())) {
+      if (run.value("program", "") != "learner" || run.value("lane", "") != "cpu") continue;
+      ++learner.runs;
+      learner.tests += run.value("tests", 0);
+      for (const json& slow : run.value("slowest", json::array())) learner.run_of[slow[0].get<std::string>()] = learner.runs;
+    }
+    return learner;
+  };
+  LearnerRuns learner = learner_runs_of(graded);
+  EXPECT_GE(learner.runs, 2) << lab_phases(graded, "01_beta").dump(2);
+  EXPECT_EQ(learner.tests, 4) << lab_phases(graded, "01_beta").dump(2);
+  ASSERT_TRUE(learner.run_of.count("BetaSlow.First") && learner.run_of.count("BetaSlow.Second"))
+      << lab_phases(graded, "01_beta").dump(2);
+  EXPECT_NE(learner.run_of["BetaSlow.First"], learner.run_of["BetaSlow.Second"]) << lab_phases(graded, "01_beta").dump(2);
+
+  // One slow test beside one that takes a little: a run more would save
+  // less than it costs, and they stay in one.
+  forget_reference_transcripts();
+  const fs::path one_slow = sleeping_tests("one-slow", {{"Alone", 1500}, {"Brief", 600}});
+  Graded together = grade_fixture(solutions(), {"--labs", "01", "--private-tests", one_slow.string()});
+  EXPECT_EQ(together.outcome("BetaSlow.Alone"), "passed") << together.output("BetaSlow.Alone");
+  learner = learner_runs_of(together);
+  EXPECT_EQ(learner.runs, 1) << lab_phases(together, "01_beta").dump(2);
+  EXPECT_EQ(learner.tests, 4) << lab_phases(together, "01_beta").dump(2);
 }
 
 // Each submission of a class has a seed of its own: a new seed runs again
