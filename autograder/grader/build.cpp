@@ -322,8 +322,33 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
   }
 }
 
+std::vector<std::string> labs_slowest_to_compile_first(const fs::path& trusted_build_dir) {
+  // A line of .ninja_log: start and end in milliseconds, mtime, output, hash.
+  std::ifstream log(trusted_build_dir / ".ninja_log");
+  std::map<std::string, long> longest;  // by slug
+  std::string line;
+  while (std::getline(log, line)) {
+    std::istringstream fields(line);
+    long start = 0, end = 0;
+    std::string mtime, output;
+    if (!(fields >> start >> end >> mtime >> output)) continue;
+    const std::string marker = "CMakeFiles/lab_";
+    const auto at = output.find(marker);
+    const auto solution = output.find("_solution.dir/");
+    if (at == std::string::npos || solution == std::string::npos || solution < at) continue;
+    const std::string slug = output.substr(at + marker.size(), solution - at - marker.size());
+    longest[slug] = std::max(longest[slug], end - start);
+  }
+  std::vector<std::pair<std::string, long>> by_time(longest.begin(), longest.end());
+  std::ranges::stable_sort(by_time, std::ranges::greater{}, &std::pair<std::string, long>::second);
+  std::vector<std::string> slugs;
+  for (const auto& [slug, milliseconds] : by_time) slugs.push_back(slug);
+  return slugs;
+}
+
 LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercise_dir, const std::vector<Lab>& labs,
-                                const fs::path& build_dir, const BuildSettings& settings, const fs::path& compilers) {
+                                const fs::path& build_dir, const BuildSettings& settings, const fs::path& compilers,
+                                const std::vector<std::string>& compile_first) {
   LearnerBuild learner;
   learner.build_dir = build_dir;
   const RunLimits limits = build_limits(settings);
@@ -331,10 +356,13 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
   SandboxView view;
   view.read_only = {sources, exercise_dir};
   view.writable = {build_dir};
-  RunOutcome configured = configure(configure_command(sources, build_dir, "learner",
-                                                      {"-DLAUNCHLAB_WITH_SOLUTIONS=OFF",
-                                                       "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()},
-                                                      settings.cmake_args),
+  std::vector<std::string> options = {"-DLAUNCHLAB_WITH_SOLUTIONS=OFF", "-DLAUNCHLAB_EXERCISE_DIR=" + exercise_dir.string()};
+  if (!compile_first.empty()) {
+    std::string first;
+    for (const auto& slug : compile_first) first += (first.empty() ? "" : ";") + slug;
+    options.push_back("-DLAUNCHLAB_LABS_FIRST=" + first);
+  }
+  RunOutcome configured = configure(configure_command(sources, build_dir, "learner", options, settings.cmake_args),
                                     build_dir, limits, sandbox_for(settings.sandbox, view),
                                     settings, "configuring the submission's build");
   if (!configured.exited_cleanly()) {

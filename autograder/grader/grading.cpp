@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iomanip>
 #include <iostream>
 #include <iterator>
@@ -342,7 +343,8 @@ void build_starter_programs(const TrustedCourse& taken, const GradeOptions& opti
   BuildSettings build = taken.build;
   build.sandbox = Sandbox{};
   const LearnerBuild built =
-      build_learner_part(dir / "sources", dir / "exercise", taken.labs, dir / "build", build, taken.trusted.compilers);
+      build_learner_part(dir / "sources", dir / "exercise", taken.labs, dir / "build", build, taken.trusted.compilers,
+                         labs_slowest_to_compile_first(taken.trusted.build_dir));
   if (!built.configure_problem.empty()) return;
   std::vector<std::string> labs;
   for (const auto& lab : taken.labs) {
@@ -469,59 +471,69 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
   const std::set<std::string> as_starters = labs_left_as_starters(taken, submission, labs, built_on);
   std::vector<Lab> to_build;
   std::ranges::copy_if(labs, std::back_inserter(to_build), [&](const Lab& lab) { return !as_starters.count(lab.slug); });
-  LearnerBuild learner{options.work_dir / "learner-build", {}, {}};
-  if (!to_build.empty()) {
-    log(options, "building the submission");
-    learner = build_learner_part(learner_sources, exercise_dir, to_build, learner.build_dir, build, trusted.compilers);
-  }
-  for (const auto& slug : as_starters) {
-    const Lab& lab = *std::ranges::find(labs, slug, &Lab::slug);
-    fs::create_directories(learner.build_dir / "tests");
-    fs::copy_file(starter_programs_dir(taken) / "build" / "tests" / lab.test_binary_name(),
-                  learner.build_dir / "tests" / lab.test_binary_name(), fs::copy_options::overwrite_existing);
-    phases.starter_programs.push_back(slug);
-  }
-  phases.learner_build_seconds = phase_seconds();
+  const fs::path learner_build_dir = options.work_dir / "learner-build";
+  LearnerBuild learner{learner_build_dir, {}, {}};
 
   std::vector<LabResult> results;
   GuardedFiles guard;
   guard.add(data_dir);
   for (const auto& lab : labs) {
     LabResult result{lab, std::nullopt, {}};
-    const std::string& note = submission.notes[lab.slug];
-    if (!note.empty()) result.problem = note;
     if (auto failed = trusted.failed.find(lab.slug); failed != trusted.failed.end()) {
       for (auto& row : all_failed(lab, "not graded: this lab could not be graded because of a problem in the course, "
                                        "which the instructor has been told of; it costs you nothing")) {
         row.status = TestStatus::not_graded;
         result.tests.push_back(std::move(row));
       }
-    } else if (!learner.configure_problem.empty() && !as_starters.count(lab.slug)) {
-      result.problem = note + learner.configure_problem;
-      result.tests = all_failed(lab, learner.configure_problem);
-    } else if (auto failed = learner.failed.find(lab.slug); failed != learner.failed.end()) {
-      result.problem = note + failed->second;
-      result.tests = all_failed(lab, failed->second);
-    } else {
-      guard.add(learner.build_dir / "tests" / lab.test_binary_name());
-      guard.add(trusted.build_dir / "tests" / lab.reference_binary_name());
     }
     results.push_back(std::move(result));
   }
+  // What the submission's files said of a lab (read from the labs' threads: never a new entry).
+  auto note_of = [&](const std::string& slug) {
+    auto found = submission.notes.find(slug);
+    return found == submission.notes.end() ? std::string() : found->second;
+  };
+  // Why a lab's own program is missing once the build is over (none: it is there).
+  auto build_problem = [&](const Lab& lab) -> std::optional<std::string> {
+    if (!learner.configure_problem.empty() && !as_starters.count(lab.slug)) return learner.configure_problem;
+    if (auto failed = learner.failed.find(lab.slug); failed != learner.failed.end()) return failed->second;
+    return std::nullopt;
+  };
+
+  // Where labs run side by side, each lab's reference half runs while the
+  // submission builds (the course's programs need nothing of it), and its
+  // learner half once the build is over; one after another, after the build.
+  const bool side_by_side = runs_side_by_side(options.sandbox);
+  std::promise<void> built_promise;
+  const std::shared_future<void> built = built_promise.get_future().share();
+  // The reference's tests that measure are measured while the lab builds
+  // where nothing else could use the GPU meanwhile: not where gradings of a
+  // class take turns on it (a lock across gradings), which would wait for
+  // runs that the learner's failing ones might have spared.
+  std::atomic<bool> building_alone{side_by_side && !measuring_cores.empty() && !to_build.empty() &&
+                                   !(gpu_lock && *gpu_lock)};
   auto grade_lab = [&](LabResult& result) {
     const Lab lab = with_options(result.lab, options);
-    log(options, "running the tests of " + lab.slug);
     RunSettings settings = lab_run_settings(options, taken, lab);
-    if (runs_side_by_side(options.sandbox)) settings.gpu_turns = &gpu_turns;
+    if (side_by_side) settings.gpu_turns = &gpu_turns;
     settings.guard = &guard;
     settings.test_data = data_dir;
     settings.phases = &phases.labs.at(lab.slug);
+    const bool built_here = std::ranges::any_of(to_build, [&](const Lab& l) { return l.slug == lab.slug; });
+    if (built_here) settings.measure_while_building = &building_alone;
+    std::optional<std::string> problem;
+    settings.learner_program_ready = [&] {
+      built.get();
+      problem = build_problem(lab);
+      if (!problem) log(options, "running the tests of " + lab.slug);
+      return !problem;
+    };
     // Lab by lab: whatever goes wrong while one lab is graded costs that
     // lab alone, and the labs graded before and after it keep their grades.
     try {
       if (expectations) use_expectations(*expectations, lab, capabilities, settings);
       result.tests = run_lab_tests(lab,
-                                   {learner.build_dir / "tests" / lab.test_binary_name(),
+                                   {learner_build_dir / "tests" / lab.test_binary_name(),
                                     trusted.build_dir / "tests" / lab.reference_binary_name()},
                                    capabilities, options.work_dir / "run" / lab.slug, settings);
     } catch (const std::exception& error) {
@@ -529,6 +541,13 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
                               "), so it scores 0; tell your instructor";
       result.problem = why;
       result.tests = all_failed(lab, why);
+    }
+    const std::string note = note_of(lab.slug);
+    if (problem) {
+      result.problem = note + *problem;
+      result.tests = all_failed(lab, *problem);
+    } else if (!note.empty() && !result.problem) {
+      result.problem = note;
     }
   };
   // Every lab at once where the sandbox allows, each run taking its turn in
@@ -540,7 +559,46 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     to_run.push_back(&result);
   }
   std::ranges::stable_sort(to_run, {}, [&](const LabResult* result) { return start_rank(result->lab, capabilities); });
-  run_side_by_side(to_run, grade_lab, runs_side_by_side(options.sandbox) ? std::max<std::size_t>(2, other_cores.size()) : 1);
+  auto run_labs = [&] { run_side_by_side(to_run, grade_lab, side_by_side ? std::max<std::size_t>(2, other_cores.size()) : 1); };
+  std::future<void> running;
+  if (side_by_side) running = std::async(std::launch::async, run_labs);
+
+  auto build_the_submission = [&] {
+    if (!to_build.empty()) {
+      log(options, "building the submission");
+      learner = build_learner_part(learner_sources, exercise_dir, to_build, learner_build_dir, build, trusted.compilers,
+                                   labs_slowest_to_compile_first(trusted.build_dir));
+    }
+    for (const auto& slug : as_starters) {
+      const Lab& lab = *std::ranges::find(labs, slug, &Lab::slug);
+      fs::create_directories(learner_build_dir / "tests");
+      fs::copy_file(starter_programs_dir(taken) / "build" / "tests" / lab.test_binary_name(),
+                    learner_build_dir / "tests" / lab.test_binary_name(), fs::copy_options::overwrite_existing);
+      phases.starter_programs.push_back(slug);
+    }
+    for (const auto& lab : labs) {
+      if (trusted.failed.count(lab.slug) || build_problem(lab)) continue;
+      guard.add(learner_build_dir / "tests" / lab.test_binary_name());
+      guard.add(trusted.build_dir / "tests" / lab.reference_binary_name());
+    }
+  };
+  try {
+    build_the_submission();
+  } catch (...) {
+    // The labs' threads wait for the build: they hear that it failed, and end.
+    built_promise.set_exception(std::current_exception());
+    building_alone = false;
+    if (running.valid()) running.wait();
+    throw;
+  }
+  building_alone = false;
+  phases.learner_build_seconds = phase_seconds();
+  built_promise.set_value();
+  if (running.valid()) {
+    running.get();
+  } else {
+    run_labs();
+  }
   if (options.phases) *options.phases = std::move(phases);
   return results;
 }

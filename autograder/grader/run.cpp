@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include <unistd.h>  // environ
@@ -496,12 +497,15 @@ class ReferenceCache {
     return waiting;
   }
 
-  /// Of these tests that measure, those whose judged part one clean run or
-  /// more wrote, too few to call it steady, and none otherwise.
-  std::vector<std::string> unsteady(const std::vector<std::string>& tests) const {
+  /// Of these tests that measure, those with fewer than two clean runs kept:
+  /// which of their records hold figures is not known yet (figure_keys).
+  std::vector<std::string> figures_unknown(const std::vector<std::string>& tests) const {
     std::vector<std::string> waiting;
     for (const auto& test : tests) {
-      if (auto runs = judged_runs(test); runs && *runs < runs_to_agree_) waiting.push_back(test);
+      auto found = tests_.find(test);
+      if (found != tests_.end() && found->value("measures", false) && found->value("clean_runs", 0) < 2) {
+        waiting.push_back(test);
+      }
     }
     return waiting;
   }
@@ -739,14 +743,14 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   cache.keep_measured(clean_measured_sections(lab, runs));
   cache.keep_seconds(runs.test_seconds);
   // Once more at once: a test seen once, and where the course is being
-  // prepared (nothing deferred), a test that measures not yet seen steady
-  // that kept_run_of may read once it is (one with a leaderboard never).
+  // prepared (nothing deferred), a test that measures with one clean run
+  // kept: the second says whether what the judge compares is steady (for
+  // kept_run_of) and which records hold figures, so that a grading's
+  // learner who fails a record without one spares the reference's run
+  // (finish_deferred_reference_runs), a test with a leaderboard too.
   std::vector<std::string> waiting = cache.unconfirmed(phases.measured_tests);
   if (!deferred) {
-    for (const auto& name : cache.unsteady(phases.measured_tests)) {
-      const auto test = std::ranges::find(lab.tests, name, &LabTest::name);
-      if (test != lab.tests.end() && !test->leaderboard) waiting.push_back(name);
-    }
+    for (auto& name : cache.figures_unknown(phases.measured_tests)) waiting.push_back(std::move(name));
   }
   if (!waiting.empty()) {
     const ProgramRuns again = run_reference(waiting);
@@ -756,6 +760,17 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
   for (auto& [test, transcript] : parse_transcript(cached_text).tests) runs.transcript.tests[test] = std::move(transcript);
   runs.text = cached_text + runs.text;
   return runs;
+}
+
+/// The reference's runs of these tests that measure, made now and kept as
+/// the newest clean runs: what the learner's figures are compared with.
+void measure_reference_now(const Lab& lab, const std::vector<std::string>& tests, ReferenceCache& cache,
+                           LabPhases& phases, const ReferenceRunner& run_reference, ProgramRuns& reference) {
+  if (tests.empty()) return;
+  ProgramRuns measured = run_reference(tests);
+  cache.keep_measured(clean_measured_sections(lab, measured));
+  phases.measured_tests.insert(phases.measured_tests.end(), tests.begin(), tests.end());
+  merge_runs(reference, std::move(measured));
 }
 
 /// Whether the learner's run of a deferred test (below) fails whatever
@@ -795,11 +810,7 @@ void finish_deferred_reference_runs(const Lab& lab, const std::vector<std::strin
   }
   for (auto& [test, transcript] : parse_transcript(kept_text).tests) reference.transcript.tests[test] = std::move(transcript);
   reference.text += kept_text;
-  if (to_run.empty()) return;
-  ProgramRuns measured = run_reference(to_run);
-  cache.keep_measured(clean_measured_sections(lab, measured));
-  phases.measured_tests.insert(phases.measured_tests.end(), to_run.begin(), to_run.end());
-  merge_runs(reference, std::move(measured));
+  measure_reference_now(lab, to_run, cache, phases, run_reference, reference);
 }
 
 }  // namespace
@@ -877,25 +888,53 @@ constexpr std::size_t kGpuTestsPerRun = 4;
 /// At most this many runs of a lab's tests that need no GPU, side by side.
 constexpr std::size_t kCpuRunsPerLab = 4;
 
+/// Tests dealt into `count` runs, each test going to the run with the least
+/// time so far by the reference's kept times (`seconds`), longest first, and
+/// each run keeping the tests' order; tests without a kept time go round.
+std::vector<std::vector<std::string>> dealt_longest_first(const std::vector<std::string>& tests,
+                                                          const std::map<std::string, double>& seconds,
+                                                          std::size_t count) {
+  auto took = [&](const std::string& test) {
+    auto found = seconds.find(test);
+    return found == seconds.end() ? 0.0 : found->second;
+  };
+  std::vector<std::string> longest_first = tests;
+  std::ranges::stable_sort(longest_first, std::ranges::greater{}, took);
+  std::vector<double> load(count, 0.0);
+  std::vector<std::size_t> tests_in(count, 0);
+  std::map<std::string, std::size_t> run_of;
+  for (const auto& test : longest_first) {
+    // The least time so far, and of runs alike in it the one with the fewest tests.
+    std::size_t least = 0;
+    for (std::size_t run = 1; run < count; ++run) {
+      if (std::tie(load[run], tests_in[run]) < std::tie(load[least], tests_in[least])) least = run;
+    }
+    run_of[test] = least;
+    load[least] += took(test);
+    ++tests_in[least];
+  }
+  std::vector<std::vector<std::string>> runs(count);
+  for (const auto& test : tests) runs[run_of[test]].push_back(test);
+  std::erase_if(runs, [](const auto& run) { return run.empty(); });
+  return runs;
+}
+
 /// A lab's tests that need no GPU, in runs side by side that never wait for
 /// a turn on it: one run, unless the reference's kept times (`seconds`) say
 /// that the others together take long beside the longest (several compile
 /// or disassemble); then as many runs as it takes for none to last more
 /// than the longest test and the cost of a run (kCpuRunsPerLab at most),
-/// each test going to the run with the least time so far, longest first,
-/// and each run keeping the lab's order. A run more than that would save
-/// less than it costs, and tests that share what their program makes once
-/// (a lab's fresh builds) would make it again in each run.
+/// dealt longest first. A run more than that would save less than it
+/// costs, and tests that share what their program makes once (a lab's
+/// fresh builds) would make it again in each run.
 std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& tests,
                                                const std::map<std::string, double>& seconds) {
-  auto took = [&](const std::string& test) {
-    auto found = seconds.find(test);
-    return found == seconds.end() ? 0.0 : found->second;
-  };
   double total = 0, longest = 0;
   for (const auto& test : tests) {
-    total += took(test);
-    longest = std::max(longest, took(test));
+    auto found = seconds.find(test);
+    const double took = found == seconds.end() ? 0.0 : found->second;
+    total += took;
+    longest = std::max(longest, took);
   }
   // What a run costs: its program's start and its sandbox's, and the
   // test program's own set-up made again in it; a second at most.
@@ -903,24 +942,13 @@ std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& t
   const auto count = static_cast<std::size_t>(std::ceil(total / (longest + kCostOfARun)));
   const std::size_t runs_wanted = std::clamp<std::size_t>(count, 1, std::min(kCpuRunsPerLab, tests.size()));
   if (runs_wanted == 1) return {tests};
-  std::vector<std::string> longest_first = tests;
-  std::ranges::stable_sort(longest_first, std::ranges::greater{}, took);
-  std::vector<double> load(runs_wanted, 0.0);
-  std::map<std::string, std::size_t> run_of;
-  for (const auto& test : longest_first) {
-    const auto least = static_cast<std::size_t>(std::ranges::min_element(load) - load.begin());
-    run_of[test] = least;
-    load[least] += took(test);
-  }
-  std::vector<std::vector<std::string>> runs(runs_wanted);
-  for (const auto& test : tests) runs[run_of[test]].push_back(test);
-  std::erase_if(runs, [](const auto& run) { return run.empty(); });
-  return runs;
+  return dealt_longest_first(tests, seconds, runs_wanted);
 }
 
 /// The runs of a lab's tests that are not alone on the GPU, side by side:
 /// those that need no GPU in cpu_runs, and the GPU's in runs of
-/// kGpuTestsPerRun at most, dealt round in the lab's order. A grading
+/// kGpuTestsPerRun at most on average, dealt longest first, so that two
+/// long ones share no run where another run can take one. A grading
 /// without turns of its own runs them all in one.
 std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const std::vector<std::string>& tests,
                                                         const Capabilities& capabilities, bool with_turns,
@@ -933,11 +961,10 @@ std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const st
   }
   std::vector<std::vector<std::string>> runs;
   if (!cpu.empty()) runs = cpu_runs(cpu, seconds);
-  const std::size_t gpu_runs = (gpu.size() + kGpuTestsPerRun - 1) / kGpuTestsPerRun;
-  for (std::size_t first = 0; first < gpu_runs; ++first) {
-    std::vector<std::string> run;
-    for (std::size_t i = first; i < gpu.size(); i += gpu_runs) run.push_back(gpu[i]);
-    runs.push_back(std::move(run));
+  if (!gpu.empty()) {
+    for (auto& run : dealt_longest_first(gpu, seconds, (gpu.size() + kGpuTestsPerRun - 1) / kGpuTestsPerRun)) {
+      runs.push_back(std::move(run));
+    }
   }
   return runs;
 }
@@ -1088,7 +1115,20 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     cache.emplace(reference_cache_of(programs.reference, environment, settings));
     reference = cached_reference_runs(lab, *cache, phases, run_reference, &deferred);
   }
+  // While the learner's program is still being built, nothing else of the
+  // grading can use the GPU: the tests that measure are measured then, on
+  // the cores kept for measuring, rather than waiting for the learner's run
+  // (which might have spared them), where the grading has the GPU to itself.
+  if (!deferred.empty() && settings.measure_while_building && settings.measure_while_building->load()) {
+    measure_reference_now(lab, deferred, *cache, phases, run_reference, reference);
+    deferred.clear();
+  }
   phases.reference_seconds = stopwatch.lap();
+  if (settings.learner_program_ready && !settings.learner_program_ready()) {
+    if (settings.phases) *settings.phases = std::move(phases);
+    return {};
+  }
+  stopwatch.lap();  // the wait for the learner's build, which is the build's phase
   SandboxView view;
   view.read_only = settings.learner_reads;
   view.read_only.push_back(programs.learner);

@@ -666,6 +666,18 @@ TEST_F(FixtureGrading, TheReferenceMeasuresAgainOnlyWhereTheLearnersRunRecordedA
   EXPECT_EQ(phase(solved, "spared"), json::array());
   EXPECT_EQ(solved.outcome("Beta.TimesTheLargest"), "passed") << solved.output("Beta.TimesTheLargest");
   EXPECT_EQ(tests_run_by(solved, "reference"), 2) << phase(solved, "runs").dump();
+  // The reference's first run (the tests it does not defer) went while the
+  // submission was built, and the learner's runs once the build was over:
+  // seconds from the grading's start, on clocks started a moment apart.
+  const json& phases = solved.results["extra_data"]["phases"];
+  const double built_at = phases.value("trusted_part", 0.0) + phases.value("learner_build", 0.0);
+  double first_reference = 1e9, first_learner = 1e9;
+  for (const json& run : phase(solved, "runs")) {
+    double& first = run.value("program", "") == "reference" ? first_reference : first_learner;
+    first = std::min(first, run.value("started", 1e9));
+  }
+  EXPECT_LT(first_reference, built_at) << phases.dump(2);
+  EXPECT_GE(first_learner, built_at - 0.05) << phases.dump(2);
 }
 
 // A test that measures whose reference's run records the same comparisons
@@ -820,6 +832,32 @@ TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
   EXPECT_EQ(learner.tests, 4) << lab_phases(together, "01_beta").dump(2);
 }
 
+// The labs whose solutions took longest to compile in the course's own
+// build (its .ninja_log) come first in the submission's build file, which
+// ninja starts in its order: the longest compiles do not start last.
+TEST_F(FixtureGrading, TheLabsSlowestToCompileStartFirst) {
+  const fs::path ninja_log = kFixtureBuild / "graded-course" / "build" / ".ninja_log";
+  auto first_lab_built = [&] {
+    Graded graded = grade_fixture(solutions());
+    EXPECT_EQ(graded.run.exit_code, 0) << graded.run.output;
+    const std::string build_file = read_text(last_work_ / "learner-build" / "build.ninja");
+    const auto alpha = build_file.find("lab_00_alpha"), beta = build_file.find("lab_01_beta");
+    EXPECT_NE(alpha, std::string::npos);
+    EXPECT_NE(beta, std::string::npos);
+    return alpha < beta ? "00_alpha" : "01_beta";
+  };
+  // A compile of a solution's file that took so many milliseconds, in the course's build log.
+  auto log_compile = [&](const std::string& object, long milliseconds) {
+    ASSERT_TRUE(fs::exists(ninja_log));
+    std::ofstream(ninja_log, std::ios::app) << "0\t" << milliseconds << "\t0\t" << object << "\t0123456789abcdef\n";
+  };
+  grade_fixture(solutions());  // the course's build, made
+  log_compile("labs/01_beta/CMakeFiles/lab_01_beta_solution.dir/__/__/solutions/01_beta/stats.cpp.o", 90000);
+  EXPECT_STREQ(first_lab_built(), "01_beta");
+  log_compile("labs/00_alpha/CMakeFiles/lab_00_alpha_solution.dir/__/__/solutions/00_alpha/alpha.cpp.o", 120000);
+  EXPECT_STREQ(first_lab_built(), "00_alpha");
+}
+
 // Each submission of a class has a seed of its own: a new seed runs again
 // only the tests that drew from it, and the rest of the cache serves every
 // submission; a changed reference program runs again whole.
@@ -872,12 +910,6 @@ TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscr
       << prepared.output;
   EXPECT_EQ(prepared.output.find("results.json"), std::string::npos) << "nothing was graded:\n" << prepared.output;
 
-  Graded first = grade_fixture(solutions());
-  EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 5) << first.results["extra_data"].dump(2);
-  EXPECT_EQ(lab_phases(first, "01_beta").value("cache_hits", -1), 1) << first.results["extra_data"].dump(2);
-  EXPECT_EQ(first.run.exit_code, 0) << first.run.output;
-  EXPECT_EQ(first.results.value("/extra_data/phases/starter_programs"_json_pointer, json()), json::array());
-
   // The starters left as they are run the starters' programs made when the
   // course was prepared: nothing of the submission is built.
   auto starter_programs = [](const Graded& graded) {
@@ -886,6 +918,21 @@ TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscr
   Graded untouched = grade_fixture(*course_);
   EXPECT_EQ(starter_programs(untouched), json::array({"00_alpha", "01_beta"})) << untouched.results["extra_data"].dump(2);
   EXPECT_FALSE(fs::exists(last_work_ / "learner-build" / "CMakeCache.txt"));
+  // Preparing kept two clean runs of Beta.TimesTheLargest, whose leaderboard
+  // has it measured at every grading: which of its records hold figures is
+  // known, and the starter, failing one that holds none, spares the
+  // reference's run from the first grading on.
+  EXPECT_EQ(lab_phases(untouched, "01_beta").value("spared", json()), json::array({"Beta.TimesTheLargest"}))
+      << untouched.results["extra_data"].dump(2);
+  EXPECT_EQ(untouched.outcome("Beta.TimesTheLargest"), "failed") << untouched.output("Beta.TimesTheLargest");
+
+  // The solutions, built, read the same kept transcripts.
+  Graded first = grade_fixture(solutions());
+  EXPECT_EQ(lab_phases(first, "00_alpha").value("cache_hits", -1), 5) << first.results["extra_data"].dump(2);
+  EXPECT_EQ(lab_phases(first, "01_beta").value("cache_hits", -1), 1) << first.results["extra_data"].dump(2);
+  EXPECT_EQ(first.run.exit_code, 0) << first.run.output;
+  EXPECT_EQ(first.results.value("/extra_data/phases/starter_programs"_json_pointer, json()), json::array());
+
   // One byte more in one of 00_alpha's files: that lab is built, and its
   // verdicts are the ones its starters' program gave.
   const fs::path touched_submission = scratch("touched-starters");

@@ -3,6 +3,7 @@
 /// report into points; grades a whole submission against the committed course.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -201,6 +202,16 @@ struct RunSettings {
   /// a reference in the same run, GPU tests exported without a GPU), and why:
   /// reported as judged by the course's grader, neither passed nor failed.
   std::map<std::string, std::string> judged_by_grader;
+  /// Set where the lab's reference half runs while the learner's program is
+  /// still being built: called once that half is done, it waits for the
+  /// build and says whether this lab's program was built; when it was not,
+  /// run_lab_tests judges nothing and returns no results (the caller says
+  /// why). Unset: the learner's program is there already.
+  std::function<bool()> learner_program_ready;
+  /// True while the learner's program of this lab is being built and the
+  /// grading has the GPU to itself: the reference's tests that measure are
+  /// measured then, instead of after the learner's run.
+  const std::atomic<bool>* measure_while_building = nullptr;
 };
 
 /// What the reference program of a lab recorded, run as run_lab_tests runs

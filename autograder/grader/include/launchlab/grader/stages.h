@@ -132,9 +132,19 @@ struct LearnerBuild {
   std::string configure_problem;
 };
 
+/// `compile_first`: labs whose files start compiling before the others' (in
+/// that order), so that the longest compiles do not start last.
 LearnerBuild build_learner_part(const std::filesystem::path& sources, const std::filesystem::path& exercise_dir,
                                 const std::vector<Lab>& labs, const std::filesystem::path& build_dir,
-                                const BuildSettings& settings, const std::filesystem::path& compilers = {});
+                                const BuildSettings& settings, const std::filesystem::path& compilers = {},
+                                const std::vector<std::string>& compile_first = {});
+
+/// The labs whose solution took longest to compile in the trusted build
+/// (its .ninja_log: the longest file of each lab's solution), longest
+/// first; none when the log is not there. The learner's files of a lab take
+/// about as long as its solution's, and ninja starts the files in the order
+/// of its build file, so these go first (build_learner_part).
+std::vector<std::string> labs_slowest_to_compile_first(const std::filesystem::path& trusted_build_dir);
 
 /// The lines of a build log that say what went wrong, paths below `root` made relative.
 std::string build_errors(const std::string& log_text, const std::filesystem::path& root);
