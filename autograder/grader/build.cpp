@@ -322,9 +322,9 @@ void export_exercise_objects(const TrustedBuild& trusted, const std::vector<Lab>
   }
 }
 
-std::vector<std::string> labs_slowest_to_compile_first(const fs::path& trusted_build_dir) {
+std::vector<std::string> labs_slowest_to_compile_first(const fs::path& learner_build_dir) {
   // A line of .ninja_log: start and end in milliseconds, mtime, output, hash.
-  std::ifstream log(trusted_build_dir / ".ninja_log");
+  std::ifstream log(learner_build_dir / ".ninja_log");
   std::map<std::string, long> longest;  // by slug
   std::string line;
   while (std::getline(log, line)) {
@@ -332,11 +332,12 @@ std::vector<std::string> labs_slowest_to_compile_first(const fs::path& trusted_b
     long start = 0, end = 0;
     std::string mtime, output;
     if (!(fields >> start >> end >> mtime >> output)) continue;
+    // An object of the lab's library: CMakeFiles/lab_<slug>.dir/<file>.o
     const std::string marker = "CMakeFiles/lab_";
     const auto at = output.find(marker);
-    const auto solution = output.find("_solution.dir/");
-    if (at == std::string::npos || solution == std::string::npos || solution < at) continue;
-    const std::string slug = output.substr(at + marker.size(), solution - at - marker.size());
+    const auto dir = at == std::string::npos ? at : output.find(".dir/", at);
+    if (dir == std::string::npos) continue;
+    const std::string slug = output.substr(at + marker.size(), dir - at - marker.size());
     longest[slug] = std::max(longest[slug], end - start);
   }
   std::vector<std::pair<std::string, long>> by_time(longest.begin(), longest.end());

@@ -344,7 +344,7 @@ void build_starter_programs(const TrustedCourse& taken, const GradeOptions& opti
   build.sandbox = Sandbox{};
   const LearnerBuild built =
       build_learner_part(dir / "sources", dir / "exercise", taken.labs, dir / "build", build, taken.trusted.compilers,
-                         labs_slowest_to_compile_first(taken.trusted.build_dir));
+                         labs_slowest_to_compile_first(dir / "build"));
   if (!built.configure_problem.empty()) return;
   std::vector<std::string> labs;
   for (const auto& lab : taken.labs) {
@@ -567,7 +567,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     if (!to_build.empty()) {
       log(options, "building the submission");
       learner = build_learner_part(learner_sources, exercise_dir, to_build, learner_build_dir, build, trusted.compilers,
-                                   labs_slowest_to_compile_first(trusted.build_dir));
+                                   labs_slowest_to_compile_first(starter_programs_dir(taken) / "build"));
     }
     for (const auto& slug : as_starters) {
       const Lab& lab = *std::ranges::find(labs, slug, &Lab::slug);

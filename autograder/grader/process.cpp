@@ -314,6 +314,7 @@ struct ChildPlan {
   rlim_t data = RLIM_INFINITY;
   rlim_t processes = RLIM_INFINITY;
   std::optional<cpu_set_t> cpus;
+  int niceness = 0;
   pid_t grader = 0;
   // execve's arrays, pointing into argv and environment.
   std::vector<char*> argv_pointers;
@@ -369,6 +370,10 @@ void raise_oom_score() {
   setrlimit(RLIMIT_NPROC, &processes);
   if (plan.cpus && sched_setaffinity(0, sizeof(cpu_set_t), &*plan.cpus) != 0) {
     fail_in_child("launchlab: could not keep the run to its cores\n", 126);
+  }
+  if (plan.niceness > 0) {
+    errno = 0;
+    if (nice(plan.niceness) == -1 && errno != 0) fail_in_child("launchlab: could not lower the run's priority\n", 126);
   }
   if (plan.user) {
     // Groups first (setgroups and setgid need root), then the user; then
@@ -575,6 +580,7 @@ RunOutcome run_limited(const std::vector<std::string>& argv, const fs::path& cwd
   plan.point();
   if (lease) plan.user = lease->user();
   if (!limits.cpus.empty()) plan.cpus = cpu_set_of(limits.cpus);
+  plan.niceness = std::clamp(limits.niceness, 0, 19);
   plan.file_size = limit_or_infinity(limits.file_size_limit);
   plan.data = limit_or_infinity(limits.memory_limit);
   if (limits.max_processes > 0) {

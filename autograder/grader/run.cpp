@@ -885,6 +885,9 @@ Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabi
 /// side by side.
 constexpr std::size_t kGpuTestsPerRun = 4;
 
+/// The nice value of a run in the cpu lane (limits_of in run_lab_tests).
+constexpr int kCpuLaneNiceness = 10;
+
 /// At most this many runs of a lab's tests that need no GPU, side by side.
 constexpr std::size_t kCpuRunsPerLab = 4;
 
@@ -1024,10 +1027,16 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
         {program, std::string(to_string(lane)), static_cast<int>(tests), seconds, waited, started, std::move(slowest)});
     return result;
   };
-  // A run of tests that measure is kept to the cores kept for measuring.
+  // A run of tests that measure is kept to the cores kept for measuring; a
+  // run in the cpu lane that measures nothing yields the cores to the runs
+  // on the GPU, which every run alone there waits for, and to the build.
   auto limits_of = [&](const std::vector<std::string>& tests) {
     RunLimits run_limits = limits;
-    if (settings.gpu_turns && any_measures(lab, tests)) run_limits.cpus = settings.gpu_turns->measuring_cores();
+    if (settings.gpu_turns && any_measures(lab, tests)) {
+      run_limits.cpus = settings.gpu_turns->measuring_cores();
+    } else if (settings.gpu_turns && lane_of(lab, tests, capabilities) == Lane::cpu) {
+      run_limits.niceness = kCpuLaneNiceness;
+    }
     return run_limits;
   };
   // With turns of its own, a grading runs the tests that must be alone on

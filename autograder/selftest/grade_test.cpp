@@ -779,7 +779,9 @@ TEST_F(FixtureGrading, ALearnersRunThatFailsARecordWithoutAFigureSparesTheRefere
 // A lab's tests that need no GPU go in one run, unless the reference's kept
 // times say that the others together take long beside the longest: then
 // they are dealt into runs side by side, so that the longest sets the lab's
-// pace rather than their sum.
+// pace rather than their sum. Those runs yield the cores: each test here
+// records its run's nice value, and passes only where the reference's run
+// and the learner's both ran at 10 or more.
 TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
   // Private tests of 01_beta that each sleep so many milliseconds, then pass.
   auto sleeping_tests = [&](const std::string& tag, const std::vector<std::pair<std::string, int>>& tests) {
@@ -787,9 +789,10 @@ TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
     for (const auto& [name, milliseconds] : tests) {
       toml += "[[tests]]\nname = \"BetaSlow." + name + "\"\npoints = 1\n\n";
       code += "TEST(BetaSlow, " + name + ") {\n  std::this_thread::sleep_for(std::chrono::milliseconds(" +
-              std::to_string(milliseconds) + "));\n  RECORD_EQ(largest({1, 2}), 2L) << \"largest({1, 2})\";\n}\n\n";
+              std::to_string(milliseconds) + "));\n  RECORD_EQ(largest({1, 2}), 2L) << \"largest({1, 2})\";\n" +
+              "  RECORD_GE(getpriority(PRIO_PROCESS, 0), 10) << \"the run's nice value: the cpu lane yields\";\n}\n\n";
     }
-    return beta_private_tests(tag, toml, "#include <chrono>\n#include <thread>\n", code);
+    return beta_private_tests(tag, toml, "#include <sys/resource.h>\n\n#include <chrono>\n#include <thread>\n", code);
   };
   forget_reference_transcripts();
   const fs::path private_tests = sleeping_tests("slow", {{"First", 1500}, {"Second", 1500}});
@@ -832,11 +835,12 @@ TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
   EXPECT_EQ(learner.tests, 4) << lab_phases(together, "01_beta").dump(2);
 }
 
-// The labs whose solutions took longest to compile in the course's own
-// build (its .ninja_log) come first in the submission's build file, which
-// ninja starts in its order: the longest compiles do not start last.
+// The labs whose files took longest to compile in the starters' build (made
+// when the course is prepared, its .ninja_log) come first in the
+// submission's build file, which ninja starts in its order: the longest
+// compiles do not start last.
 TEST_F(FixtureGrading, TheLabsSlowestToCompileStartFirst) {
-  const fs::path ninja_log = kFixtureBuild / "graded-course" / "build" / ".ninja_log";
+  const fs::path starters_build = kFixtureBuild / "graded-course" / "starters" / "build";
   auto first_lab_built = [&] {
     Graded graded = grade_fixture(solutions());
     EXPECT_EQ(graded.run.exit_code, 0) << graded.run.output;
@@ -846,16 +850,25 @@ TEST_F(FixtureGrading, TheLabsSlowestToCompileStartFirst) {
     EXPECT_NE(beta, std::string::npos);
     return alpha < beta ? "00_alpha" : "01_beta";
   };
-  // A compile of a solution's file that took so many milliseconds, in the course's build log.
-  auto log_compile = [&](const std::string& object, long milliseconds) {
-    ASSERT_TRUE(fs::exists(ninja_log));
-    std::ofstream(ninja_log, std::ios::app) << "0\t" << milliseconds << "\t0\t" << object << "\t0123456789abcdef\n";
+  // That build's log, as if each lab's file had taken so many milliseconds;
+  // the log it had comes back at the end.
+  const fs::path log = starters_build / ".ninja_log";
+  const std::optional<std::string> kept = fs::exists(log) ? std::optional(read_text(log)) : std::nullopt;
+  auto log_compiles = [&](long alpha, long beta) {
+    fs::create_directories(starters_build);
+    write_text(log, "# ninja log v5\n0\t" + std::to_string(alpha) +
+                        "\t0\tlabs/00_alpha/CMakeFiles/lab_00_alpha.dir/alpha.cpp.o\t0123456789abcdef\n0\t" +
+                        std::to_string(beta) + "\t0\tlabs/01_beta/CMakeFiles/lab_01_beta.dir/stats.cpp.o\tfedcba9876543210\n");
   };
-  grade_fixture(solutions());  // the course's build, made
-  log_compile("labs/01_beta/CMakeFiles/lab_01_beta_solution.dir/__/__/solutions/01_beta/stats.cpp.o", 90000);
+  log_compiles(100, 90000);
   EXPECT_STREQ(first_lab_built(), "01_beta");
-  log_compile("labs/00_alpha/CMakeFiles/lab_00_alpha_solution.dir/__/__/solutions/00_alpha/alpha.cpp.o", 120000);
+  log_compiles(120000, 90000);
   EXPECT_STREQ(first_lab_built(), "00_alpha");
+  if (kept) {
+    write_text(log, *kept);
+  } else {
+    fs::remove(log);
+  }
 }
 
 // Each submission of a class has a seed of its own: a new seed runs again

@@ -1,6 +1,7 @@
 // The limits that keep a misbehaving test program from taking the grader
 // down with it, in every sandbox kind this machine can run.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,6 +178,16 @@ TEST_P(RunLimited, KeepsTheRunToTheCoresItIsGiven) {
   EXPECT_EQ(outcome.output, "Cpus_allowed_list:\t" + std::to_string(cores.back()) + "\n");
   outcome = sh("nproc");
   EXPECT_EQ(outcome.output, std::to_string(cores.size()) + "\n") << "without cpus the run has the grader's cores";
+}
+
+TEST_P(RunLimited, RunsAtTheNicenessItIsGiven) {
+  errno = 0;
+  const int own = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  RunLimits limits;
+  limits.niceness = 7;
+  EXPECT_EQ(sh("nice", limits).output, std::to_string(std::min(19, own + 7)) + "\n");
+  EXPECT_EQ(sh("nice").output, std::to_string(own) + "\n") << "without a niceness the run has the grader's";
 }
 
 namespace {

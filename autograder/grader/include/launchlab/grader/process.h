@@ -49,6 +49,11 @@ struct RunLimits {
   /// grader's own. A run that measures gets the cores kept for measuring
   /// (GpuTurns), which no other run of the grading is given.
   std::vector<int> cpus;
+  /// How much less of the CPU the run asks for than the grader's other
+  /// runs: added to the grader's nice value (19 at most), so that a run
+  /// nobody waits on yields the cores to those that hold the GPU. The run
+  /// can raise it, never lower it.
+  int niceness = 0;
 };
 
 /// These cores (by number) as the set sched_setaffinity takes.

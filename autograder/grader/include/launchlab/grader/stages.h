@@ -139,12 +139,15 @@ LearnerBuild build_learner_part(const std::filesystem::path& sources, const std:
                                 const BuildSettings& settings, const std::filesystem::path& compilers = {},
                                 const std::vector<std::string>& compile_first = {});
 
-/// The labs whose solution took longest to compile in the trusted build
-/// (its .ninja_log: the longest file of each lab's solution), longest
-/// first; none when the log is not there. The learner's files of a lab take
-/// about as long as its solution's, and ninja starts the files in the order
-/// of its build file, so these go first (build_learner_part).
-std::vector<std::string> labs_slowest_to_compile_first(const std::filesystem::path& trusted_build_dir);
+/// The labs of a learner part's build folder (build_learner_part) whose
+/// files took longest to compile there, by its .ninja_log (the longest file
+/// of each lab), longest first; none when the log is not there. Ninja
+/// starts files in the order of its build file, so these go first in the
+/// next learner build (compile_first). The starters' build, made when the
+/// course is prepared, has a learner build's shape (the same targets and
+/// flags, the files compiled alone, nothing else beside them); the trusted
+/// build, which compiles the tests too, is no measure of it.
+std::vector<std::string> labs_slowest_to_compile_first(const std::filesystem::path& learner_build_dir);
 
 /// The lines of a build log that say what went wrong, paths below `root` made relative.
 std::string build_errors(const std::string& log_text, const std::filesystem::path& root);
