@@ -126,7 +126,8 @@ grade_the_class() {
   total=$(seconds "$start" "$end")
   printf '%-54s %7s s\n' "$students students (half solutions), grade-class --engine local" "$total"
   printf '  %-52s %7s s\n' "per student" "$(awk -v total="$total" -v n="$students" 'BEGIN { printf "%.1f", total / n }')"
-  sed -n 's/^grade-class: /  /p' "$scratch/class.log"
+  # The preparation's share of the total, then grade-class's own summary.
+  sed -n -e 's/^prepared in \(.*\)/  the course prepared first, in \1/p' -e 's/^grade-class: /  /p' "$scratch/class.log"
 }
 
 echo "launchlab grading benchmark: $(nproc) cores, GPU: ${gpu:-none}, labs: ${labs:-all}, sandbox: $(sed -n 's/^  grade *sandbox \([^:]*\):.*/\1/p' <<<"$doctor")"

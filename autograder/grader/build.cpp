@@ -352,7 +352,11 @@ LearnerBuild build_learner_part(const fs::path& sources, const fs::path& exercis
                                 const std::vector<std::string>& compile_first) {
   LearnerBuild learner;
   learner.build_dir = build_dir;
-  const RunLimits limits = build_limits(settings);
+  RunLimits limits = build_limits(settings);
+  // The reference's half of each lab runs meanwhile, and its tests must
+  // not starve for the compilers' sake (one that watches a flag from a
+  // thread of its own fails when that thread does not run).
+  limits.niceness = kYieldingNiceness;
   seed_compilers(compilers, sources, build_dir);
   SandboxView view;
   view.read_only = {sources, exercise_dir};

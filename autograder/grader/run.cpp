@@ -733,9 +733,17 @@ ProgramRuns cached_reference_runs(const Lab& lab, ReferenceCache& cache, LabPhas
       phases.measured_tests.push_back(test.name);
     }
   }
+  // A test the reference failed is never kept: a failure of the course's
+  // own code says something went wrong on this host at that moment (a
+  // thread starved under load), and kept it would stand for every later
+  // grading; run again, it is judged by what that run gives.
   auto to_keep = [&](const ProgramRuns& runs) {
     std::map<std::string, std::string> sections = finished_sections(runs);
-    std::erase_if(sections, [&](const auto& section) { return measuring.count(section.first) > 0; });
+    std::erase_if(sections, [&](const auto& section) {
+      auto found = runs.transcript.tests.find(section.first);
+      return measuring.count(section.first) > 0 || found == runs.transcript.tests.end() ||
+             !found->second.failures.empty();
+    });
     return sections;
   };
   ProgramRuns runs = run_reference(phases.measured_tests);
@@ -885,9 +893,6 @@ Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabi
 /// side by side.
 constexpr std::size_t kGpuTestsPerRun = 4;
 
-/// The nice value of a run in the cpu lane (limits_of in run_lab_tests).
-constexpr int kCpuLaneNiceness = 10;
-
 /// At most this many runs of a lab's tests that need no GPU, side by side.
 constexpr std::size_t kCpuRunsPerLab = 4;
 
@@ -1035,7 +1040,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     if (settings.gpu_turns && any_measures(lab, tests)) {
       run_limits.cpus = settings.gpu_turns->measuring_cores();
     } else if (settings.gpu_turns && lane_of(lab, tests, capabilities) == Lane::cpu) {
-      run_limits.niceness = kCpuLaneNiceness;
+      run_limits.niceness = kYieldingNiceness;
     }
     return run_limits;
   };

@@ -776,6 +776,47 @@ TEST_F(FixtureGrading, ALearnersRunThatFailsARecordWithoutAFigureSparesTheRefere
   EXPECT_EQ(solved.outcome(kTest), "passed") << solved.output(kTest);
 }
 
+// A test the course's reference fails is never kept: a failure of the
+// course's own code is something that went wrong on the host at that moment
+// (a thread starved under load), and kept it would leave the test ungraded
+// for every later grading. Here the reference fails its first two runs of
+// a test, which a first grading would have kept as agreed; the third grading
+// runs it again and judges it.
+TEST_F(FixtureGrading, ATestTheReferenceFailedIsRunAgainRatherThanKept) {
+  forget_reference_transcripts();
+  const fs::path counter = scratch("flaky-counter") / "reference-runs";
+  const fs::path private_tests = beta_private_tests(
+      "flaky", "[[tests]]\nname = \"BetaFlaky.FailsInTheReferencesFirstTwoRuns\"\npoints = 1\n",
+      "#include <fstream>\n", R"cpp(TEST(BetaFlaky, FailsInTheReferencesFirstTwoRuns) {
+  long expected = 2;
+  if constexpr (launchlab::testing::kReferenceBuild) {
+    long runs = 0;
+    std::ifstream("COUNTER") >> runs;
+    std::ofstream("COUNTER") << ++runs;
+    if (runs <= 2) expected = 3;
+  }
+  RECORD_EQ(largest({1, 2}), expected) << "largest({1, 2})";
+}
+)cpp");
+  {
+    const fs::path code = private_tests / "01_beta" / "flaky_test.cpp";
+    std::string text = read_text(code);
+    for (auto at = text.find("COUNTER"); at != std::string::npos; at = text.find("COUNTER")) {
+      text.replace(at, 7, counter.string());
+    }
+    write_text(code, text);
+  }
+  const std::vector<std::string> arguments = {"--labs", "01", "--private-tests", private_tests.string()};
+  constexpr const char* kTest = "BetaFlaky.FailsInTheReferencesFirstTwoRuns";
+  for (int grading = 1; grading <= 2; ++grading) {
+    Graded failing = grade_fixture(solutions(), arguments);
+    EXPECT_EQ(failing.outcome(kTest), "not graded") << grading << ": " << failing.output(kTest);
+  }
+  Graded third = grade_fixture(solutions(), arguments);
+  EXPECT_EQ(third.outcome(kTest), "passed") << third.output(kTest);
+  EXPECT_EQ(read_text(counter), "4") << "the third grading ran the test twice: the second confirms the first";
+}
+
 // A lab's tests that need no GPU go in one run, unless the reference's kept
 // times say that the others together take long beside the longest: then
 // they are dealt into runs side by side, so that the longest sets the lab's

@@ -56,6 +56,12 @@ struct RunLimits {
   int niceness = 0;
 };
 
+/// The niceness (RunLimits) of work that the GPU's runs beside it should
+/// not wait behind: a grading's runs that need no GPU, and the learner's
+/// build, beside which the reference's half of each lab runs and other
+/// gradings of a class hold the GPU.
+inline constexpr int kYieldingNiceness = 10;
+
 /// These cores (by number) as the set sched_setaffinity takes.
 cpu_set_t cpu_set_of(const std::vector<int>& cores);
 
