@@ -1034,7 +1034,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   };
   // A run of tests that measure is kept to the cores kept for measuring; a
   // run in the cpu lane that measures nothing yields the cores to the runs
-  // on the GPU, which every run alone there waits for, and to the build.
+  // on the GPU, which every run alone there waits for.
   auto limits_of = [&](const std::vector<std::string>& tests) {
     RunLimits run_limits = limits;
     if (settings.gpu_turns && any_measures(lab, tests)) {
