@@ -519,8 +519,7 @@ std::vector<LabResult> grade_submission(const GradeOptions& options, const Capab
     settings.guard = &guard;
     settings.test_data = data_dir;
     settings.phases = &phases.labs.at(lab.slug);
-    const bool built_here = std::ranges::any_of(to_build, [&](const Lab& l) { return l.slug == lab.slug; });
-    if (built_here) settings.measure_while_building = &building_alone;
+    if (!as_starters.count(lab.slug)) settings.measure_while_building = &building_alone;
     std::optional<std::string> problem;
     settings.learner_program_ready = [&] {
       built.get();

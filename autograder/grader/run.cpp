@@ -502,10 +502,7 @@ class ReferenceCache {
   std::vector<std::string> figures_unknown(const std::vector<std::string>& tests) const {
     std::vector<std::string> waiting;
     for (const auto& test : tests) {
-      auto found = tests_.find(test);
-      if (found != tests_.end() && found->value("measures", false) && found->value("clean_runs", 0) < 2) {
-        waiting.push_back(test);
-      }
+      if (last_measured(test) && !figure_keys(test)) waiting.push_back(test);
     }
     return waiting;
   }
@@ -896,16 +893,19 @@ constexpr std::size_t kGpuTestsPerRun = 4;
 /// At most this many runs of a lab's tests that need no GPU, side by side.
 constexpr std::size_t kCpuRunsPerLab = 4;
 
+/// The reference's kept time of a test (ReferenceCache::seconds), 0 where none is kept.
+double kept_seconds_of(const std::map<std::string, double>& seconds, const std::string& test) {
+  auto found = seconds.find(test);
+  return found == seconds.end() ? 0.0 : found->second;
+}
+
 /// Tests dealt into `count` runs, each test going to the run with the least
 /// time so far by the reference's kept times (`seconds`), longest first, and
 /// each run keeping the tests' order; tests without a kept time go round.
 std::vector<std::vector<std::string>> dealt_longest_first(const std::vector<std::string>& tests,
                                                           const std::map<std::string, double>& seconds,
                                                           std::size_t count) {
-  auto took = [&](const std::string& test) {
-    auto found = seconds.find(test);
-    return found == seconds.end() ? 0.0 : found->second;
-  };
+  auto took = [&](const std::string& test) { return kept_seconds_of(seconds, test); };
   std::vector<std::string> longest_first = tests;
   std::ranges::stable_sort(longest_first, std::ranges::greater{}, took);
   std::vector<double> load(count, 0.0);
@@ -939,10 +939,8 @@ std::vector<std::vector<std::string>> cpu_runs(const std::vector<std::string>& t
                                                const std::map<std::string, double>& seconds) {
   double total = 0, longest = 0;
   for (const auto& test : tests) {
-    auto found = seconds.find(test);
-    const double took = found == seconds.end() ? 0.0 : found->second;
-    total += took;
-    longest = std::max(longest, took);
+    total += kept_seconds_of(seconds, test);
+    longest = std::max(longest, kept_seconds_of(seconds, test));
   }
   // What a run costs: its program's start and its sandbox's, and the
   // test program's own set-up made again in it; a second at most.
