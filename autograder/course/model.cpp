@@ -283,6 +283,8 @@ class FileReader {
     // A figure that differs from run to run is what a leaderboard ranks; a
     // test that does not measure has its reference kept, not run beside it.
     if (!test.measures) fail(node, "test " + test.name + " has a leaderboard but does not measure (add measures = true)");
+    // What it ranks is a figure, and a fair one is measured alone.
+    if (!test.runs_alone()) fail(node, "test " + test.name + " has a leaderboard, so it measures alone: drop alone = false");
     LeaderboardFigure figure;
     figure.name = one_line(required(*table, "name", false, "in " + what), "the name of " + what);
     figure.record = string(required(*table, "record", false, "in " + what), "the record of " + what);
@@ -361,8 +363,12 @@ class FileReader {
       if (const toml::node* alone = table.get("alone")) {
         const auto* flag = alone->as_boolean();
         if (!flag) fail(*alone, "alone of " + test.name + " must be true or false, not " + a_type(*alone));
+        if (flag->get() == test.measures) {
+          fail(*alone, "test " + test.name +
+                           (test.measures ? " measures, so it runs alone already: drop alone"
+                                          : " measures nothing, so it shares the GPU already: drop alone"));
+        }
         test.alone = flag->get();
-        if (test.alone && test.measures) fail(*alone, "test " + test.name + " measures, so it runs alone already: drop alone");
       }
       if (const toml::node* board = table.get("leaderboard")) test.leaderboard = leaderboard_figure(*board, test);
       if (const toml::node* hint = table.get("hint")) {

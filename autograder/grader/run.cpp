@@ -975,9 +975,10 @@ std::vector<std::vector<std::string>> side_by_side_runs(const Lab& lab, const st
   return runs;
 }
 
-bool any_measures(const Lab& lab, const std::vector<std::string>& tests) {
+/// Whether any of these tests measures with the GPU to itself (LabTest::measures_alone).
+bool any_measures_alone(const Lab& lab, const std::vector<std::string>& tests) {
   return std::any_of(lab.tests.begin(), lab.tests.end(), [&](const LabTest& test) {
-    return test.measures && std::find(tests.begin(), tests.end(), test.name) != tests.end();
+    return test.measures_alone() && std::find(tests.begin(), tests.end(), test.name) != tests.end();
   });
 }
 
@@ -1035,7 +1036,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
   // on the GPU, which every run alone there waits for.
   auto limits_of = [&](const std::vector<std::string>& tests) {
     RunLimits run_limits = limits;
-    if (settings.gpu_turns && any_measures(lab, tests)) {
+    if (settings.gpu_turns && any_measures_alone(lab, tests)) {
       run_limits.cpus = settings.gpu_turns->measuring_cores();
     } else if (settings.gpu_turns && lane_of(lab, tests, capabilities) == Lane::cpu) {
       run_limits.niceness = kYieldingNiceness;
@@ -1053,7 +1054,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     return parts;
   };
   // Fair timing: while the GPU was throttled or shared around a run of
-  // timing tests, they are run again, up to the lab's timing_attempts; the
+  // timing tests measured alone, they are run again, up to the lab's timing_attempts; the
   // newest attempt stands, and the lab asks for a regrade when none was
   // fair. The reference's figures are what the learner's are compared with,
   // so its timing tests are measured so too. Without a driver there is no
@@ -1062,7 +1063,7 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
                             const std::function<ProgramRuns(const std::vector<std::string>&)>& run) {
     std::vector<std::string> timing_tests;
     for (const auto& test : lab.tests) {
-      if (test.measures && test.needs_gpu() && std::ranges::find(tests, test.name) != tests.end()) {
+      if (test.measures_alone() && test.needs_gpu() && std::ranges::find(tests, test.name) != tests.end()) {
         timing_tests.push_back(test.name);
       }
     }
@@ -1169,6 +1170,70 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
       });
     });
   };
+  // The learner's program under compute-sanitizer (sanitize.h): under the
+  // same sandbox, with the limits stretched; the reference's when it is
+  // asked. The tools run side by side, so each has working folders of its
+  // own: one writable folder is handed to one sandbox user at a time. A run
+  // made before the judging (`early`) leaves the grader's files to be
+  // checked after the judging, as the runs beside it do.
+  std::mutex tampering_mutex;
+  auto run_under_tool = [&](const std::string& tool, const std::vector<std::string>& tests, bool is_reference,
+                            bool early) {
+    RunLimits slow = limits;
+    slow.timeout = limits.timeout * kSanitizerSlowdown;
+    auto found = capabilities.tool_paths.find("compute-sanitizer");
+    const fs::path compute_sanitizer = found == capabilities.tool_paths.end() ? fs::path() : found->second;
+    const fs::path folder = scratch / ((is_reference ? "reference-" : "learner-") + tool);
+    const fs::path log = fs::absolute(folder / ("compute-sanitizer-" + tool + ".log"));
+    std::error_code ignored;
+    if (is_reference) {
+      make_reference_scratch(folder);
+    } else {
+      fs::create_directories(folder, ignored);
+    }
+    fs::remove_all(log, ignored);
+    SandboxView tool_view = view;
+    tool_view.writable = {folder};
+    if (settings.guard && !early) {
+      std::vector<std::string> changed = settings.guard->restore_changed();
+      std::lock_guard hold(tampering_mutex);
+      for (auto& line : changed) tampering.push_back(std::move(line));
+    }
+    const fs::path binary = is_reference ? programs.reference : programs.learner;
+    ReportChannel channel;
+    TranscriptFollower follower(channel);
+    const double test_limit = static_cast<double>(lab.test_timeout_seconds) * kSanitizerSlowdown;
+    RunWatch watch = [&](std::string_view, double now) -> std::optional<std::string> {
+      follower.catch_up(now);
+      if (follower.running_longer_than(test_limit, now)) {
+        return "ran one test longer than the " + std::to_string(static_cast<int>(test_limit)) + " s it may take under the sanitizer and was stopped";
+      }
+      return std::nullopt;
+    };
+    SanitizedRun run;
+    run.limits = slow;
+    run.outcome = in_turn((is_reference ? "reference under " : "learner under ") + tool,
+                          is_reference ? Lane::course : Lane::shared, tests.size(), [&] {
+      return run_limited(
+          sanitizer_command(compute_sanitizer, tool, log,
+                            {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),
+          folder, environment, slow, is_reference ? Sandbox{} : sandbox_for(settings.sandbox, tool_view), watch, &channel);
+    });
+    run.report = read_report_file(log);
+    // A test skipped under the tool checked nothing. The transcript's
+    // descriptor may not reach the program through the tool: GoogleTest's
+    // own line for a test that ran to its end says as much (the program
+    // writes both, so neither is more than its word).
+    for (const auto& [name, transcript] : parse_transcript(channel.report).tests) {
+      if (transcript.ended && !transcript.skipped) run.ended.insert(name);
+    }
+    for (const auto& end : printed_test_ends(run.outcome.output)) {
+      if (end.passed) run.ended.insert(end.test);
+    }
+    return run;
+  };
+  const SanitizedRunner sanitized_runner = [&](const std::string& tool, const std::vector<std::string>& tests,
+                                               bool is_reference) { return run_under_tool(tool, tests, is_reference, false); };
   const auto [other_tests, alone_tests] = alone_apart(test_names(lab));
   const std::vector<std::vector<std::string>> side_by_side =
       side_by_side_runs(lab, other_tests, capabilities, settings.gpu_turns != nullptr,
@@ -1181,6 +1246,18 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     running.push_back(std::async(std::launch::async, [&, i, folder] {
       return run_learner_fairly(side_by_side[i], folder, changed_in[i]);
     }));
+  }
+  // Each tool's first run, over the tests of these runs that it checks, goes
+  // beside them rather than after every run of the grading alone on the GPU,
+  // before anything is judged: for a submission whose tests pass it is the
+  // run the checks would make (sanitize.h, reusing_early_runs).
+  std::map<std::string, std::future<EarlySanitizedRun>> early_sanitizer_runs;
+  if (settings.gpu_turns) {
+    for (auto& [tool, tests] : sanitizer_candidates(lab, other_tests, capabilities)) {
+      early_sanitizer_runs[tool] = std::async(std::launch::async, [&, tool, tests] {
+        return EarlySanitizedRun{tests, run_under_tool(tool, tests, false, true)};
+      });
+    }
   }
   ProgramRuns learner;
   for (std::size_t i = 0; i < running.size(); ++i) {
@@ -1215,68 +1292,12 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     }
   }
 
-  // The passed GPU tests once more under compute-sanitizer (sanitize.h): the
-  // learner's program under the same sandbox, with the limits stretched; the
-  // reference's when it is asked. The tools run side by side, so each has
-  // working folders of its own: one writable folder is handed to one
-  // sandbox user at a time.
+  // The passed GPU tests once more under compute-sanitizer (sanitize.h),
+  // the runs made before the judging reused where they were clean for them.
   if (!lab.sanitizer_checks().empty()) {
-    std::mutex tampering_mutex;
-    RunLimits slow = limits;
-    slow.timeout = limits.timeout * kSanitizerSlowdown;
-    auto found = capabilities.tool_paths.find("compute-sanitizer");
-    const fs::path compute_sanitizer = found == capabilities.tool_paths.end() ? fs::path() : found->second;
-    SanitizedRunner runner = [&](const std::string& tool, const std::vector<std::string>& tests, bool is_reference) {
-      const fs::path folder = scratch / ((is_reference ? "reference-" : "learner-") + tool);
-      const fs::path log = fs::absolute(folder / ("compute-sanitizer-" + tool + ".log"));
-      std::error_code ignored;
-      if (is_reference) {
-        make_reference_scratch(folder);
-      } else {
-        fs::create_directories(folder, ignored);
-      }
-      fs::remove_all(log, ignored);
-      SandboxView tool_view = view;
-      tool_view.writable = {folder};
-      if (settings.guard) {
-        std::vector<std::string> changed = settings.guard->restore_changed();
-        std::lock_guard hold(tampering_mutex);
-        for (auto& line : changed) tampering.push_back(std::move(line));
-      }
-      const fs::path binary = is_reference ? programs.reference : programs.learner;
-      ReportChannel channel;
-      TranscriptFollower follower(channel);
-      const double test_limit = static_cast<double>(lab.test_timeout_seconds) * kSanitizerSlowdown;
-      RunWatch watch = [&](std::string_view, double now) -> std::optional<std::string> {
-        follower.catch_up(now);
-        if (follower.running_longer_than(test_limit, now)) {
-          return "ran one test longer than the " + std::to_string(static_cast<int>(test_limit)) + " s it may take under the sanitizer and was stopped";
-        }
-        return std::nullopt;
-      };
-      SanitizedRun run;
-      run.limits = slow;
-      run.outcome = in_turn((is_reference ? "reference under " : "learner under ") + tool,
-                            is_reference ? Lane::course : Lane::shared, tests.size(), [&] {
-        return run_limited(
-            sanitizer_command(compute_sanitizer, tool, log,
-                              {fs::absolute(binary).string(), "--gtest_filter=" + join_filter(tests), "--gtest_color=no"}),
-            folder, environment, slow, is_reference ? Sandbox{} : sandbox_for(settings.sandbox, tool_view), watch, &channel);
-      });
-      run.report = read_report_file(log);
-      // A test skipped under the tool checked nothing. The transcript's
-      // descriptor may not reach the program through the tool: GoogleTest's
-      // own line for a test that ran to its end says as much (the program
-      // writes both, so neither is more than its word).
-      for (const auto& [name, transcript] : parse_transcript(channel.report).tests) {
-        if (transcript.ended && !transcript.skipped) run.ended.insert(name);
-      }
-      for (const auto& end : printed_test_ends(run.outcome.output)) {
-        if (end.passed) run.ended.insert(end.test);
-      }
-      return run;
-    };
-    results = with_sanitizer_checks(lab, results, capabilities, runner);
+    std::map<std::string, EarlySanitizedRun> early;
+    for (auto& [tool, run] : early_sanitizer_runs) early[tool] = run.get();
+    results = with_sanitizer_checks(lab, results, capabilities, reusing_early_runs(sanitized_runner, std::move(early)));
     if (settings.guard) {
       for (auto& line : settings.guard->restore_changed()) tampering.push_back(std::move(line));
     }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <regex>
 
 namespace launchlab::grader {
@@ -180,7 +181,42 @@ TestResult sanitizer_result(const SanitizerCheck& check, TestStatus status, std:
   return TestResult{check.name(), points, check.points, status, std::move(message)};
 }
 
+/// What a check lacks here: the tool, or what its test needs; a test that
+/// passed here had the rest, so the tool is asked first.
+std::optional<std::string> unmet_need_of(const Lab& lab, const SanitizerCheck& check, const Capabilities& capabilities) {
+  LabTest under_the_tool = *std::find_if(lab.tests.begin(), lab.tests.end(),
+                                         [&](const LabTest& t) { return t.name == check.test; });
+  under_the_tool.needs.insert(under_the_tool.needs.begin(), "compute-sanitizer");
+  return capabilities.unmet_need(under_the_tool);
+}
+
 }  // namespace
+
+std::map<std::string, std::vector<std::string>> sanitizer_candidates(const Lab& lab,
+                                                                     const std::vector<std::string>& tests,
+                                                                     const Capabilities& capabilities) {
+  std::map<std::string, std::vector<std::string>> candidates;
+  for (const auto& check : lab.sanitizer_checks()) {
+    if (std::find(tests.begin(), tests.end(), check.test) == tests.end()) continue;
+    if (!unmet_need_of(lab, check, capabilities)) candidates[check.tool].push_back(check.test);
+  }
+  return candidates;
+}
+
+SanitizedRunner reusing_early_runs(SanitizedRunner run, std::map<std::string, EarlySanitizedRun> early) {
+  auto kept = std::make_shared<const std::map<std::string, EarlySanitizedRun>>(std::move(early));
+  return [run = std::move(run), kept](const std::string& tool, const std::vector<std::string>& tests, bool reference) {
+    auto found = kept->find(tool);
+    if (!reference && found != kept->end()) {
+      const std::vector<std::string>& covered = found->second.tests;
+      const bool covers = std::all_of(tests.begin(), tests.end(), [&](const std::string& test) {
+        return std::find(covered.begin(), covered.end(), test) != covered.end();
+      });
+      if (covers && !sanitizer_fault(tool, found->second.run, tests)) return found->second.run;
+    }
+    return run(tool, tests, reference);
+  };
+}
 
 std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<TestResult>& results,
                                               const Capabilities& capabilities, const SanitizedRunner& run) {
@@ -195,13 +231,7 @@ std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<
   for (const auto& check : checks) {
     auto found = by_name.find(check.test);
     const TestResult* test = found == by_name.end() ? nullptr : found->second;
-    // A check needs the tool and what its test needs. The tool is asked
-    // first: a test that passed here had the rest, so the tool is what a
-    // check can lack.
-    LabTest under_the_tool = *std::find_if(lab.tests.begin(), lab.tests.end(),
-                                           [&](const LabTest& t) { return t.name == check.test; });
-    under_the_tool.needs.insert(under_the_tool.needs.begin(), "compute-sanitizer");
-    const std::optional<std::string> unmet = capabilities.unmet_need(under_the_tool);
+    const std::optional<std::string> unmet = unmet_need_of(lab, check, capabilities);
     if (!test) {
       decided[check.name()] = sanitizer_result(check, TestStatus::not_graded, "not graded: its test did not run");
     } else if (test->status == TestStatus::failed) {

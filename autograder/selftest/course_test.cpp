@@ -203,15 +203,35 @@ TEST_F(Scratch, ALeaderboardFigureNamesARecordOfATestThatMeasures) {
 TEST_F(Scratch, ATestThatTakesTheWholeGpuSaysItRunsAloneWithoutMeasuring) {
   lab("00_alone", good_lab_with("needs = ", "needs = [\"gpu\"]\nalone = true"));
   const std::vector<Lab> labs = load_course(root_);
-  EXPECT_TRUE(labs[0].tests[1].alone);
+  EXPECT_EQ(labs[0].tests[1].alone, std::optional<bool>(true));
   EXPECT_FALSE(labs[0].tests[1].measures);
   EXPECT_TRUE(labs[0].tests[1].runs_alone());
+  EXPECT_FALSE(labs[0].tests[1].measures_alone());
   EXPECT_FALSE(labs[0].tests[0].runs_alone());
 
   const std::string both = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nmeasures = true\nalone = true"));
   EXPECT_NE(both.find("test Vadd.Gpu measures, so it runs alone already: drop alone"), std::string::npos) << both;
   const std::string word = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nalone = \"yes\""));
   EXPECT_NE(word.find("alone of Vadd.Gpu must be true or false"), std::string::npos) << word;
+  const std::string default_for_the_rest = refusal(good_lab_with("needs = ", "needs = [\"gpu\"]\nalone = false"));
+  EXPECT_NE(default_for_the_rest.find("test Vadd.Gpu measures nothing, so it shares the GPU already: drop alone"),
+            std::string::npos) << default_for_the_rest;
+}
+
+// A test that measures but whose checks hold beside other work says
+// alone = false: it shares the GPU and the cores, and its reference still
+// runs at every grading (it measures). A leaderboard's figure is measured alone.
+TEST_F(Scratch, ATestThatMeasuresMayShareTheGpuUnlessItHasALeaderboard) {
+  lab("00_shares", good_lab_with("needs = ", "needs = [\"gpu\"]\nmeasures = true\nalone = false"));
+  const std::vector<Lab> labs = load_course(root_);
+  EXPECT_TRUE(labs[0].tests[1].measures);
+  EXPECT_FALSE(labs[0].tests[1].runs_alone());
+  EXPECT_FALSE(labs[0].tests[1].measures_alone());
+
+  const std::string ranked = refusal(good_lab_with(
+      "needs = ", "needs = [\"gpu\"]\nmeasures = true\nalone = false\nleaderboard = { name = \"a\", record = \"b\" }"));
+  EXPECT_NE(ranked.find("test Vadd.Gpu has a leaderboard, so it measures alone: drop alone = false"), std::string::npos)
+      << ranked;
 }
 
 TEST_F(Scratch, TheOtherRulesOfALabSayWhereTheyAreBroken) {

@@ -823,6 +823,35 @@ TEST_F(FixtureGrading, ATestTheReferenceFailedIsRunAgainRatherThanKept) {
 // pace rather than their sum. Those runs yield the cores: each test here
 // records its run's nice value, and passes only where the reference's run
 // and the learner's both ran at 10 or more.
+// A test that measures but says alone = false (its checks hold whatever
+// runs beside it) goes where a test that measures nothing goes: here,
+// without a GPU, in a cpu lane run that yields the cores, while the lab's
+// test that measures alone runs apart from the others.
+TEST_F(FixtureGrading, ATestThatMeasuresButNeedsNothingToItselfRunsBesideTheOthers) {
+  forget_reference_transcripts();
+  const fs::path private_tests = beta_private_tests(
+      "sharing", "[[tests]]\nname = \"BetaShared.TimesItsOwnCall\"\npoints = 1\nmeasures = true\nalone = false\n",
+      "#include <sys/resource.h>\n\n#include <chrono>\n", R"cpp(TEST(BetaShared, TimesItsOwnCall) {
+  const auto started = std::chrono::steady_clock::now();
+  RECORD_EQ(largest({4, 8}), 8L) << "largest({4, 8})";
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  RECORD_GE(took, 0.0) << "the call's time, " << took << " s";
+  RECORD_GE(getpriority(PRIO_PROCESS, 0), 10) << "the run's nice value: it shares the cores";
+}
+)cpp");
+  Graded graded = grade_fixture(solutions(), {"--labs", "01", "--private-tests", private_tests.string()});
+  ASSERT_TRUE(graded.results.is_object()) << graded.run.output;
+  EXPECT_EQ(graded.outcome("BetaShared.TimesItsOwnCall"), "passed") << graded.output("BetaShared.TimesItsOwnCall");
+  EXPECT_EQ(graded.outcome("Beta.TimesTheLargest"), "passed") << graded.output("Beta.TimesTheLargest");
+  std::map<std::string, std::string> lane_of;  // the learner's runs' lanes, by the tests they ran
+  for (const json& run : lab_phases(graded, "01_beta").value("runs", json::array())) {
+    if (run.value("program", "") != "learner") continue;
+    for (const json& slow : run.value("slowest", json::array())) lane_of[slow[0].get<std::string>()] = run.value("lane", "");
+  }
+  EXPECT_EQ(lane_of["BetaShared.TimesItsOwnCall"], "cpu") << lab_phases(graded, "01_beta").dump(2);
+  EXPECT_EQ(lane_of["Beta.TimesTheLargest"], "alone") << lab_phases(graded, "01_beta").dump(2);
+}
+
 TEST_F(FixtureGrading, SlowTestsThatNeedNoGpuAreDealtIntoRunsSideBySide) {
   // Private tests of 01_beta that each sleep so many milliseconds, then pass.
   auto sleeping_tests = [&](const std::string& tag, const std::vector<std::pair<std::string, int>>& tests) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -307,6 +308,55 @@ TEST(SanitizerChecks, AFailedTestFailsItsChecksAndOneNotGradedLeavesThemNotGrade
   EXPECT_EQ(rows(merged)[5], "Gpu.Second [memcheck] needs a GPU 0/2");
   EXPECT_EQ(merged[5].message, "runs once Gpu.Second passes, and that test was not graded here (needs a GPU)");
   EXPECT_EQ(tool.calls(), std::vector<std::string>{"learner memcheck: Gpu.Third"});
+}
+
+// The grader makes each tool's first run beside the lab's other runs,
+// before anything is judged, over the tests it would check were they to
+// pass. Where that run was clean it stands for the checks' first run, also
+// when a test of it failed; where it found something, the tests that passed
+// run anew, so that a finding of a failed test is never blamed on them.
+TEST(SanitizerChecks, AnEarlyRunStandsForTheFirstRunOnlyWhereItWasClean) {
+  const Lab lab = lab_with_checks();
+  using ByTool = std::map<std::string, std::vector<std::string>>;
+  EXPECT_EQ(sanitizer_candidates(lab, {"Cpu.Test", "Gpu.First", "Gpu.Third"}, with_sanitizer(true)),
+            (ByTool{{"memcheck", {"Gpu.First", "Gpu.Third"}}, {"racecheck", {"Gpu.First"}}}));
+  EXPECT_EQ(sanitizer_candidates(lab, {"Gpu.First"}, with_sanitizer(false)), ByTool{});
+
+  auto results = all_passed(lab);
+  results[2] = {"Gpu.Second", 0, 3, TestStatus::failed, "wrong values"};
+  const std::vector<std::string> all_three = {"Gpu.First", "Gpu.Second", "Gpu.Third"};
+  auto early_memcheck = [&](const std::string& report, int exit_code) {
+    return std::map<std::string, EarlySanitizedRun>{{"memcheck", {all_three, finished_run(report, all_three, exit_code)}}};
+  };
+
+  FakeTool clean;
+  auto merged = with_sanitizer_checks(lab, results, with_sanitizer(true),
+                                      reusing_early_runs(clean.runner(), early_memcheck(sample("memcheck_clean.txt"), 0)));
+  EXPECT_EQ(rows(merged)[2], "Gpu.First [memcheck] passed 2/2");
+  EXPECT_EQ(rows(merged)[7], "Gpu.Third [memcheck] passed 2/2");
+  EXPECT_EQ(clean.calls("memcheck"), std::vector<std::string>{});
+  EXPECT_EQ(clean.calls("racecheck"), std::vector<std::string>{"learner racecheck: Gpu.First"});
+
+  FakeTool found;
+  merged = with_sanitizer_checks(
+      lab, results, with_sanitizer(true),
+      reusing_early_runs(found.runner(), early_memcheck(sample("memcheck_out_of_bounds.txt"), kSanitizerErrorExitCode)));
+  EXPECT_EQ(rows(merged)[2], "Gpu.First [memcheck] passed 2/2");
+  EXPECT_EQ(rows(merged)[7], "Gpu.Third [memcheck] passed 2/2");
+  EXPECT_EQ(found.calls("memcheck"), std::vector<std::string>{"learner memcheck: Gpu.First Gpu.Third"});
+
+  // It stands for no run of tests it did not run, nor for the reference's;
+  // it does for a run of fewer tests that it ran cleanly.
+  FakeTool uncovered;
+  uncovered.dirty = {"Gpu.Third"};
+  const std::map<std::string, EarlySanitizedRun> first_only = {
+      {"memcheck", {{"Gpu.First"}, finished_run(sample("memcheck_clean.txt"), {"Gpu.First"})}}};
+  merged = with_sanitizer_checks(lab, results, with_sanitizer(true), reusing_early_runs(uncovered.runner(), first_only));
+  EXPECT_EQ(rows(merged)[7], "Gpu.Third [memcheck] failed 0/2");
+  EXPECT_EQ(uncovered.calls("memcheck"),
+            (std::vector<std::string>{"learner memcheck: Gpu.First Gpu.Third", "learner memcheck: Gpu.Third",
+                                      "reference memcheck: Gpu.Third"}));
+  EXPECT_EQ(rows(merged)[2], "Gpu.First [memcheck] passed 2/2");
 }
 
 TEST(SanitizerChecks, ABuildFailureCostsTheChecksToo) {

@@ -46,22 +46,32 @@ struct LabTest {
   /// 0 when the test names none.
   int hint = 0;
   /// The test records a measurement (a time, a rate) that differs from run
-  /// to run (lab.toml's `measures = true`): the grader runs it alone, and
-  /// runs the reference's half of it at every grading instead of keeping it.
+  /// to run (lab.toml's `measures = true`): the grader runs the reference's
+  /// half of it at every grading instead of keeping it, and runs it alone
+  /// unless `alone` says otherwise.
   bool measures = false;
-  /// The test takes what other runs need (all of the GPU's memory, say)
-  /// without measuring anything (lab.toml's `alone = true`): the grader
-  /// runs it with nothing else of the grading on the GPU, and keeps its
-  /// reference's transcript like any other test's.
-  bool alone = false;
+  /// Whether the grader runs it with nothing else of the grading beside it
+  /// on the GPU (lab.toml's `alone`); unset, a test that measures does and
+  /// any other does not. `alone = true` is for a test that takes what other
+  /// runs need (all of the GPU's memory, say) without measuring anything; its
+  /// reference's transcript is kept like any other's. `alone = false` is for
+  /// a test that measures but whose checks hold whatever else runs on the
+  /// GPU (one-sided bounds, figures of one process against each other, as in
+  /// lab 05's cold starts): it shares the GPU and the cores like a test that
+  /// measures nothing.
+  std::optional<bool> alone;
   /// The figure this test puts on the leaderboard (lab.toml's `leaderboard`
   /// table); only a test that measures has one.
   std::optional<LeaderboardFigure> leaderboard;
 
   bool needs_gpu() const;
   /// Whether the grader runs it with nothing else of the grading beside it
-  /// on the GPU: it measures, or it says it must be alone.
-  bool runs_alone() const { return measures || alone; }
+  /// on the GPU: it says so, or it measures and does not say otherwise.
+  bool runs_alone() const { return alone.value_or(measures); }
+  /// Whether its figures are measured with the GPU to itself: the run gets
+  /// the cores kept for measuring, and the GPU's state is read around it
+  /// (fair timing).
+  bool measures_alone() const { return measures && runs_alone(); }
 };
 
 /// One test run again under one compute-sanitizer tool: graded on its own,

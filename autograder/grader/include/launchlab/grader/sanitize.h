@@ -25,6 +25,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -97,6 +98,27 @@ using SanitizedRunner =
 /// side, each tool's runs one after another.
 std::vector<TestResult> with_sanitizer_checks(const Lab& lab, const std::vector<TestResult>& results,
                                               const Capabilities& capabilities, const SanitizedRunner& run);
+
+/// Of these tests of a lab, those each tool would check were they to pass
+/// here, by tool, in the lab's order: the learner's run with_sanitizer_checks
+/// makes first for a tool where every one of them passes.
+std::map<std::string, std::vector<std::string>> sanitizer_candidates(const Lab& lab,
+                                                                     const std::vector<std::string>& tests,
+                                                                     const Capabilities& capabilities);
+
+/// A learner's run under a tool made before the tests were judged, and the
+/// tests it was asked to run.
+struct EarlySanitizedRun {
+  std::vector<std::string> tests;
+  SanitizedRun run;
+};
+
+/// `run`, except that a learner's run of a tool whose early run (by tool)
+/// covered the tests asked for, and was clean for them, is answered with
+/// that run. An early run that found anything is never reused for fewer
+/// tests: its finding may belong to a test that failed, which the checks
+/// leave out, and a fresh run of the tests asked for says whose it is.
+SanitizedRunner reusing_early_runs(SanitizedRunner run, std::map<std::string, EarlySanitizedRun> early);
 
 /// Reads a report that a sandboxed program could have replaced: a plain file
 /// only (never through a link, nor one with other names), at most 1 MiB.
