@@ -17,10 +17,10 @@
 #        (default: every lab, 8 students, the grade-class default for --jobs)
 # --keep DIR copies each grading's results.json, log and the learner build's
 # .ninja_log into DIR, for a closer look than the summary below gives.
-# --students 0 leaves out step 3. --no-cold leaves out step 1: the class of
-# step 3 goes first then, and its preparation (`grade --prepare`) is what the
-# warm gradings of step 2 find (with --students 0 too, `grade --prepare`
-# alone); so the whole fits in two shorter runs.
+# --students 0 leaves out step 3. --no-cold leaves out step 1: the course is
+# prepared first then (`grade --prepare`, timed), and the warm gradings and
+# the class find it ready, so the class's time is that of its gradings, and
+# a run cut short loses the class rather than the warm gradings.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 labs=""
@@ -134,8 +134,6 @@ echo "launchlab grading benchmark: $(nproc) cores, GPU: ${gpu:-none}, labs: ${la
 started=$(now)
 if ((cold)); then
   grade_by_phase "the solutions, from nothing" "$root/solutions" "$scratch/cold"
-elif ((students > 0)); then
-  grade_the_class
 else
   # Nothing made the course ready: prepare it as grade-class would.
   start=$(now)
@@ -144,7 +142,7 @@ else
 fi
 grade_by_phase "the starters, warm" "$root" "$scratch/starters"
 grade_by_phase "the solutions, warm" "$root/solutions" "$scratch/solutions"
-if ((cold && students > 0)); then
+if ((students > 0)); then
   grade_the_class
 fi
 printf '%-54s %7s s\n' "the whole benchmark" "$(seconds "$started" "$(now)")"
