@@ -120,6 +120,9 @@ grade_the_class() {
       mkdir -p "$scratch/class/student$i" && cp -r "$root/labs" "$scratch/class/student$i/labs"
     fi
   done
+  # The grade-class program is built the first time it is asked for: once
+  # per build folder, not part of grading the class.
+  "$cli" grade-class --help >/dev/null
   start=$(now)
   "$cli" grade-class --submissions "$scratch/class" --out "$scratch/out" "${label_args[@]}" "${jobs[@]}" >"$scratch/class.log"
   end=$(now)

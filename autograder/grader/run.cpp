@@ -507,6 +507,17 @@ class ReferenceCache {
     return waiting;
   }
 
+  /// Whether another run of the test would teach the cache nothing: one that
+  /// measures once which of its records hold figures is known (two clean
+  /// runs kept), another once runs agreed on it or found that it varies
+  /// (then it runs at every grading, whatever is kept).
+  bool settled(const std::string& test, bool measures) const {
+    if (measures) return figure_keys(test).has_value();
+    auto found = tests_.find(test);
+    return found != tests_.end() && !found->value("measures", false) &&
+           (found->value("varying", false) || found->value("runs", 0) >= runs_to_agree_);
+  }
+
   /// The newest clean transcript of a test that measures (keep_measured is
   /// given clean runs alone): its figures are of one run, but what it
   /// records, and that the reference passes it, hold for every run under the
@@ -824,12 +835,16 @@ std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const fs:
                                                        const Capabilities& capabilities, const RunSettings& settings) {
   const std::vector<std::string> environment = test_environment(settings);
   ReferenceCache cache = reference_cache_of(program, environment, settings);
-  if (!settings.reference_cache.empty()) {
+  // A course prepared already (grade-class prepares before every class) runs
+  // only what its cache has yet to learn: a warm preparation runs nothing.
+  Lab unsettled = lab;
+  std::erase_if(unsettled.tests, [&](const LabTest& test) { return cache.settled(test.name, test.measures); });
+  if (!settings.reference_cache.empty() && !unsettled.tests.empty()) {
     const auto gpu_turn = take_gpu_turn(lab, capabilities);
     make_reference_scratch(scratch / "reference");
     LabPhases phases;
     std::vector<std::string> tampering;  // the reference runs unguarded
-    cached_reference_runs(lab, cache, phases, [&](const std::vector<std::string>& tests) {
+    cached_reference_runs(unsettled, cache, phases, [&](const std::vector<std::string>& tests) {
       return run_program(lab, tests, program, scratch / "reference", environment, lab_limits(lab), Sandbox{}, nullptr,
                          tampering, "the reference's");
     });

@@ -981,9 +981,11 @@ TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscr
   fs::remove_all(kFixtureBuild / "graded-course" / "reference-transcripts");
   RunLimits limits;
   limits.timeout = std::chrono::minutes(14);
-  RunOutcome prepared = run_limited({LAUNCHLAB_CLI, "grade", "--prepare", "--work", scratch("prepare").string()}, {},
-                                    {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + kFixtureBuild.string()},
-                                    limits);
+  auto prepare = [&](const std::string& work) {
+    return run_limited({LAUNCHLAB_CLI, "grade", "--prepare", "--work", scratch(work).string()}, {},
+                       {"LAUNCHLAB_ROOT=" + course_->string(), "LAUNCHLAB_BUILD_DIR=" + kFixtureBuild.string()}, limits);
+  };
+  RunOutcome prepared = prepare("prepare");
   EXPECT_EQ(prepared.exit_code, 0) << prepared.output;
   EXPECT_NE(prepared.output.find("00_alpha: ready: the reference's transcripts of 5 of 5 tests kept\n"), std::string::npos)
       << prepared.output;
@@ -992,6 +994,24 @@ TEST_F(FixtureGrading, APreparedCourseGradesItsFirstSubmissionFromTheKeptTranscr
             std::string::npos)
       << prepared.output;
   EXPECT_EQ(prepared.output.find("results.json"), std::string::npos) << "nothing was graded:\n" << prepared.output;
+
+  // Prepared again (grade-class prepares before every class), the course
+  // runs no reference program: its cache has nothing left to learn, and its
+  // files stay as they were.
+  auto kept_files = [] {
+    std::map<std::string, fs::file_time_type> written;
+    for (const auto& entry : fs::directory_iterator(kFixtureBuild / "graded-course" / "reference-transcripts")) {
+      if (entry.path().extension() == ".json") written[entry.path().filename().string()] = entry.last_write_time();
+    }
+    return written;
+  };
+  const auto first_prepared = kept_files();
+  EXPECT_EQ(first_prepared.size(), 2u);
+  RunOutcome again = prepare("prepare-again");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("01_beta: ready: the reference's transcripts of 1 of 3 tests kept"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(kept_files(), first_prepared) << again.output;
 
   // The starters left as they are run the starters' programs made when the
   // course was prepared: nothing of the submission is built.

@@ -240,7 +240,9 @@ ReferenceRun run_reference_program(const Lab& lab, const std::filesystem::path& 
 /// Runs a lab's reference program as a first grading would (twice over the
 /// tests whose transcripts are not kept yet, so that they may be), with no
 /// learner's program: what `launchlab grade --prepare` does once per
-/// revision, so that every grading after it finds them kept. Returns the
+/// revision, so that every grading after it finds them kept. A course
+/// prepared already runs only the tests its cache has yet to learn about
+/// (ReferenceCache's settled). Returns the
 /// tests whose transcripts are not kept, which run at every grading (they
 /// measure, draw from the seed, or did not finish).
 std::vector<std::string> prepare_reference_transcripts(const Lab& lab, const std::filesystem::path& program,
