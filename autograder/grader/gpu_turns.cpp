@@ -21,6 +21,7 @@ double GpuTurns::seconds_since_made() const {
 std::string_view to_string(Lane lane) {
   switch (lane) {
     case Lane::cpu: return "cpu";
+    case Lane::beside: return "beside";
     case Lane::shared: return "shared";
     case Lane::course: return "course";
     case Lane::alone: return "alone";
@@ -33,6 +34,7 @@ int* GpuTurns::count_of(Lane lane) {
     case Lane::shared: return &learner_runs_;
     case Lane::course: return &course_runs_;
     case Lane::cpu: return measuring_cores_.empty() ? &cpu_runs_ : nullptr;
+    case Lane::beside: return &beside_runs_;
     case Lane::alone: return nullptr;
   }
   return nullptr;
@@ -41,7 +43,8 @@ int* GpuTurns::count_of(Lane lane) {
 bool GpuTurns::may_start(Lane lane) const {
   if (alone_) return lane == Lane::cpu && !measuring_cores_.empty();
   switch (lane) {
-    case Lane::alone: return learner_runs_ == 0 && course_runs_ == 0 && cpu_runs_ == 0;
+    case Lane::alone: return learner_runs_ == 0 && course_runs_ == 0 && cpu_runs_ == 0 && beside_runs_ == 0;
+    case Lane::beside: return alone_waiting_ == 0;
     case Lane::shared: return alone_waiting_ == 0 && course_runs_ == 0;
     case Lane::course: return alone_waiting_ == 0 && learner_runs_ == 0;
     case Lane::cpu: return !measuring_cores_.empty() || alone_waiting_ == 0;

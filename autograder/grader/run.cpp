@@ -896,7 +896,12 @@ Lane lane_of(const Lab& lab, const std::vector<std::string>& tests, const Capabi
     gpu = gpu || test.needs_gpu();
   }
   if (alone) return Lane::alone;
-  return gpu && capabilities.gpu ? Lane::shared : Lane::cpu;
+  if (!capabilities.gpu) return Lane::cpu;
+  if (gpu) return Lane::shared;
+  // Tests that need no GPU open it where there is one, in a lab whose code
+  // uses it (lab 05's drawn valid calls create contexts): a run of theirs
+  // beside a run alone on the GPU would be another process there.
+  return lab.gpu_need() == course::GpuNeed::none ? Lane::cpu : Lane::beside;
 }
 
 /// At most this many GPU tests of a lab in one run beside the others: a
@@ -1047,13 +1052,15 @@ std::vector<TestResult> run_lab_tests(const Lab& lab, const LabPrograms& program
     return result;
   };
   // A run of tests that measure is kept to the cores kept for measuring; a
-  // run in the cpu lane that measures nothing yields the cores to the runs
-  // on the GPU, which every run alone there waits for.
+  // run that needs no GPU (the cpu lane, or beside) and measures nothing
+  // yields the cores to the runs on the GPU, which every run alone there
+  // waits for.
   auto limits_of = [&](const std::vector<std::string>& tests) {
     RunLimits run_limits = limits;
     if (settings.gpu_turns && any_measures_alone(lab, tests)) {
       run_limits.cpus = settings.gpu_turns->measuring_cores();
-    } else if (settings.gpu_turns && lane_of(lab, tests, capabilities) == Lane::cpu) {
+    } else if (const Lane lane = lane_of(lab, tests, capabilities);
+               settings.gpu_turns && (lane == Lane::cpu || lane == Lane::beside)) {
       run_limits.niceness = kYieldingNiceness;
     }
     return run_limits;

@@ -307,12 +307,34 @@ TEST(GpuTurns, CpuRunsGoBesideAnAloneRunOnlyWhereCoresAreKeptForMeasuring) {
   expect_waits_for(alone, turns, Lane::cpu, "with no cores kept, a cpu run went beside a run that measures");
 }
 
+// A run that needs no GPU but may open it (lab 05's drawn valid calls create
+// contexts where there is a GPU) goes beside the shared and the course runs,
+// never beside an alone run, even where cores are kept for measuring.
+TEST(GpuTurns, ARunThatMayOpenTheGpuGoesBesideAnyRunButAnAloneOne) {
+  GpuTurns turns({}, {usable_cores().back()});
+  {
+    const auto shared = turns.take(Lane::shared);
+    const auto beside = turns.take(Lane::beside);  // at once
+  }
+  {
+    const auto course = turns.take(Lane::course);
+    const auto beside = turns.take(Lane::beside);  // at once
+  }
+  std::optional<GpuTurns::Turn> alone = turns.take(Lane::alone);
+  expect_waits_for(alone, turns, Lane::beside, "a run that may open the GPU went beside a run that measures");
+  std::optional<GpuTurns::Turn> beside = turns.take(Lane::beside);
+  expect_waits_for(beside, turns, Lane::alone, "a run that measures went beside one that may open the GPU");
+  EXPECT_EQ(to_string(Lane::beside), "beside");
+}
+
 TEST(GpuTurns, GradingsSideBySideTakeTurnsOnTheGpuAndNotOnTheCpu) {
   const fs::path lock = grader_lock_path(fs::temp_directory_path() / ("launchlab-selftest-gpu-" + std::to_string(getpid()) + ".lock"));
   GpuTurns first(lock, {}), second(lock, {});
   std::optional<GpuTurns::Turn> on_gpu = first.take(Lane::shared);
   const auto cpu = second.take(Lane::cpu);  // no GPU, no turn across gradings
   expect_waits_for(on_gpu, second, Lane::shared, "two gradings' runs shared the GPU");
+  on_gpu.emplace(first.take(Lane::shared));
+  expect_waits_for(on_gpu, second, Lane::beside, "a grading's run that may open the GPU went beside another's");
   std::error_code ignored;
   fs::remove(lock, ignored);
 }

@@ -21,6 +21,10 @@ class FileLock;
 /// Which lane a run goes in.
 enum class Lane {
   cpu,     ///< needs no GPU here: beside anything, off the cores kept for measuring
+  /// needs no GPU, but its lab's code opens the GPU where there is one (a
+  /// drawn valid call runs on it): beside the shared and course runs, never
+  /// beside an alone run, and in turns with the gradings beside this one
+  beside,
   shared,  ///< the learner's program on the GPU, beside the grading's other shared runs
   course,  ///< the course's own program on the GPU, beside the course's other runs alone
   alone,   ///< on the GPU with no other run of the grading there
@@ -87,9 +91,10 @@ class GpuTurns {
   int learner_runs_ = 0;  ///< shared runs
   int course_runs_ = 0;   ///< course runs
   int cpu_runs_ = 0;      ///< cpu runs, counted only where no cores are kept for measuring
+  int beside_runs_ = 0;   ///< beside runs
   int alone_waiting_ = 0;
   bool alone_ = false;
-  int on_gpu_ = 0;         ///< shared and alone runs: the lock across gradings is held while any is
+  int on_gpu_ = 0;         ///< runs of every lane but cpu: the lock across gradings is held while any is
   std::unique_ptr<FileLock> across_;
 };
 
