@@ -96,8 +96,9 @@ for lane, (count, seconds, waited) in sorted(lanes.items()):
 for seconds, slug, run in sorted(runs, key=lambda r: r[0], reverse=True)[:6]:
     print("    longest: %-22s %-26s %-6s %3d tests %6.1f s, from %5.1f s" % (
         slug, run.get("program", "?"), run.get("lane", "?"), run.get("tests", 0), seconds, run.get("started", 0)))
-# The GPU's runs as a timeline: what held the GPU, and when.
-gpu_runs = sorted((run.get("started", 0), slug, run) for _, slug, run in runs if run.get("lane") in ("shared", "course", "alone"))
+# The GPU's runs as a timeline: what held the GPU, and when (a beside run
+# may open it, and keeps the alone lane waiting).
+gpu_runs = sorted((run.get("started", 0), slug, run) for _, slug, run in runs if run.get("lane") != "cpu")
 if gpu_runs:
     print("  the GPU's runs, by start: " + "; ".join("%.1f+%.1f %s %s %s" % (
         started, run.get("seconds", 0), slug[:2], run.get("program", "?").replace("learner under ", ""), run.get("lane", "?"))
